@@ -1,0 +1,42 @@
+//! The one call an application makes to run a program, whatever carries it.
+//!
+//! An application builds its workers through a factory (so a process of a cluster can build only
+//! the workers it hosts, loading only their data) and its scheduler and aggregator through a second
+//! factory (called only on the process that leads). The [`Launcher`] chosen at start-up decides
+//! where those run; the application never learns whether it was threads or processes.
+
+use crate::{Aggregator, BoxError, EngineError, Program, Scheduler, Worker, WorkerId};
+
+/// Options every engine honours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How many further rounds may be scheduled and pushed before an earlier one is pulled.
+    /// `0` is fully synchronous: every worker has synced round `t` before it pushes round `t + 1`.
+    pub pipeline_depth: usize,
+}
+
+/// Runs scheduled programs on some set of workers: threads of this process, or processes of a cluster.
+pub trait Launcher {
+    /// Total number of workers across every process of the run.
+    fn workers(&self) -> usize;
+
+    /// Whether this process hosts the scheduler and aggregator (and so gets the result of [`Launcher::run`]).
+    fn is_leader(&self) -> bool;
+
+    /// Runs one program until its scheduler stops and every round in flight is pulled.
+    ///
+    /// `make_worker(p)` builds worker `p`; it is called once for every worker this process hosts.
+    /// `make_leader()` builds the scheduler and aggregator; it is called only where
+    /// [`Launcher::is_leader`] holds. Returns them at the end on the leader, `None` elsewhere.
+    fn run<P, W, S, A>(
+        &self,
+        options: RunOptions,
+        make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
+        make_leader: impl FnOnce() -> (S, A),
+    ) -> Result<Option<(S, A)>, EngineError>
+    where
+        P: Program,
+        W: Worker<P>,
+        S: Scheduler<P>,
+        A: Aggregator<P>;
+}

@@ -1,0 +1,341 @@
+//! The dynamic engine's scheduler: priority sampling of candidates, then a dependency filter.
+//!
+//! Each parameter's priority is its own weight plus a base shared by all (STRADS: `|delta| + b`
+//! or `delta^2 + eta`), so raising the base never touches every parameter: the sampler draws from
+//! the weights with probability `W / (W + b m)` and uniformly from the `m` eligible parameters
+//! otherwise. Parameters in flight (scheduled, not yet pulled) and parameters an application
+//! excluded (screened out, say) are not eligible. After sampling `L'` candidates the filter keeps
+//! them in order of priority, each only if its dependency with every kept one is below `rho`.
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use crate::SumTree;
+
+/// Index of a model parameter.
+pub type ParamId = usize;
+
+/// How strongly two parameters interfere when updated in the same round.
+pub trait Dependency {
+    /// A score in `[0, 1]`: `0` for independent parameters (for Lasso, `|corr(x_a, x_b)|`).
+    fn dependency(&mut self, a: ParamId, b: ParamId) -> f64;
+}
+
+/// A dependency score that treats all parameters as independent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoDependency;
+
+impl Dependency for NoDependency {
+    fn dependency(&mut self, _a: ParamId, _b: ParamId) -> f64 {
+        0.0
+    }
+}
+
+/// How candidates are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Priority {
+    /// Every eligible parameter equally likely (Shotgun).
+    Uniform,
+    /// Proportional to the parameter's weight plus the base ([`DynamicScheduler::set_base`]).
+    Weighted,
+}
+
+/// Settings of a [`DynamicScheduler`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicConfig {
+    /// Number of parameters.
+    pub params: usize,
+    /// `L`: the most parameters kept for one round.
+    pub set_size: usize,
+    /// `L'`: how many candidates are sampled before the dependency filter (at least `L`).
+    pub candidates: usize,
+    /// Keep a candidate only if its dependency with every kept one is below this; `None` keeps all.
+    pub rho: Option<f64>,
+    /// How candidates are drawn after the warm-up.
+    pub priority: Priority,
+    /// Rounds of uniform sampling before priorities are used.
+    pub warmup_rounds: u64,
+    /// Seed of the sampler's random stream.
+    pub seed: u64,
+}
+
+/// Counts of what the filter did, for reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SelectStats {
+    /// Rounds selected.
+    pub rounds: u64,
+    /// Candidates sampled.
+    pub sampled: u64,
+    /// Candidates rejected by the dependency filter.
+    pub rejected: u64,
+    /// Dependency scores evaluated.
+    pub checks: u64,
+}
+
+/// Priority sampling with a dependency filter, usable by any application.
+#[derive(Clone, Debug)]
+pub struct DynamicScheduler {
+    config: DynamicConfig,
+    /// Each parameter's own weight, as the application last set it.
+    weight: Vec<f64>,
+    /// The weights of eligible parameters (zero for the others), for proportional draws.
+    weights: SumTree,
+    /// One for each eligible parameter, for uniform draws.
+    eligible: SumTree,
+    excluded: Vec<bool>,
+    in_flight: Vec<bool>,
+    base: f64,
+    rng: Xoshiro256PlusPlus,
+    stats: SelectStats,
+}
+
+impl DynamicScheduler {
+    /// A scheduler with every parameter eligible, zero weights and a base of 1.
+    pub fn new(config: DynamicConfig) -> Self {
+        let params = config.params;
+        let mut eligible = SumTree::new(params);
+        for j in 0..params {
+            eligible.set(j, 1.0);
+        }
+        let rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
+        DynamicScheduler {
+            weight: vec![0.0; params],
+            weights: SumTree::new(params),
+            eligible,
+            excluded: vec![false; params],
+            in_flight: vec![false; params],
+            base: 1.0,
+            rng,
+            stats: SelectStats::default(),
+            config,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &DynamicConfig {
+        &self.config
+    }
+
+    /// What the filter has done so far.
+    pub fn stats(&self) -> SelectStats {
+        self.stats
+    }
+
+    /// Sets a parameter's own weight (for example `|delta|` or `delta^2` of its last update).
+    pub fn set_weight(&mut self, param: ParamId, weight: f64) {
+        self.weight[param] = if weight.is_finite() && weight > 0.0 { weight } else { 0.0 };
+        self.refresh(param);
+    }
+
+    /// Sets the base priority every eligible parameter has on top of its weight.
+    pub fn set_base(&mut self, base: f64) {
+        self.base = if base.is_finite() && base > 0.0 { base } else { 0.0 };
+    }
+
+    /// The current base priority.
+    pub fn base(&self) -> f64 {
+        self.base
+    }
+
+    /// Excludes a parameter from sampling (screened out) or lets it back in.
+    pub fn set_excluded(&mut self, param: ParamId, excluded: bool) {
+        if self.excluded[param] != excluded {
+            self.excluded[param] = excluded;
+            self.refresh(param);
+        }
+    }
+
+    /// Whether a parameter is excluded.
+    pub fn is_excluded(&self, param: ParamId) -> bool {
+        self.excluded[param]
+    }
+
+    /// Number of parameters that are not excluded.
+    pub fn active(&self) -> usize {
+        self.excluded.iter().filter(|&&e| !e).count()
+    }
+
+    /// Marks parameters as pulled: they become eligible again.
+    pub fn complete(&mut self, params: &[ParamId]) {
+        for &param in params {
+            if self.in_flight[param] {
+                self.in_flight[param] = false;
+                self.refresh(param);
+            }
+        }
+    }
+
+    /// Samples `L'` candidates and keeps up to `L` of them through the dependency filter.
+    ///
+    /// The kept parameters are in flight until [`DynamicScheduler::complete`] is called for them.
+    pub fn select(&mut self, dependency: &mut impl Dependency) -> Vec<ParamId> {
+        let uniform = self.config.priority == Priority::Uniform || self.stats.rounds < self.config.warmup_rounds;
+        let want = self.config.candidates.max(self.config.set_size);
+        let mut candidates: Vec<(f64, ParamId)> = Vec::with_capacity(want);
+        while candidates.len() < want {
+            let Some(param) = self.draw(uniform) else {
+                break;
+            };
+            let priority = self.weight[param] + self.base;
+            candidates.push((priority, param));
+            // Drawing without replacement: the parameter leaves the trees until the round is pulled.
+            self.in_flight[param] = true;
+            self.refresh(param);
+        }
+        self.stats.rounds += 1;
+        self.stats.sampled += candidates.len() as u64;
+        // Highest priority first; ties by id so the order is deterministic.
+        candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut kept: Vec<ParamId> = Vec::with_capacity(self.config.set_size);
+        let mut dropped = Vec::new();
+        for &(_, param) in &candidates {
+            if kept.len() >= self.config.set_size {
+                dropped.push(param);
+                continue;
+            }
+            let independent = match self.config.rho {
+                None => true,
+                Some(rho) => kept.iter().all(|&k| {
+                    self.stats.checks += 1;
+                    dependency.dependency(param, k) < rho
+                }),
+            };
+            if independent {
+                kept.push(param);
+            } else {
+                self.stats.rejected += 1;
+                dropped.push(param);
+            }
+        }
+        self.complete(&dropped);
+        kept
+    }
+
+    fn is_eligible(&self, param: ParamId) -> bool {
+        !self.excluded[param] && !self.in_flight[param]
+    }
+
+    fn refresh(&mut self, param: ParamId) {
+        let eligible = self.is_eligible(param);
+        self.eligible.set(param, if eligible { 1.0 } else { 0.0 });
+        self.weights.set(param, if eligible { self.weight[param] } else { 0.0 });
+    }
+
+    /// Draws one eligible parameter: from the weights with probability `W / (W + b m)`,
+    /// uniformly otherwise (or always, when `uniform`).
+    fn draw(&mut self, uniform: bool) -> Option<ParamId> {
+        let count = self.eligible.total();
+        if count < 0.5 {
+            return None;
+        }
+        let weighted = if uniform { 0.0 } else { self.weights.total() };
+        let base_mass = if uniform { count } else { self.base * count };
+        let u = self.rng.random::<f64>() * (weighted + base_mass);
+        if u < weighted {
+            self.weights.find(u)
+        } else if base_mass > 0.0 {
+            self.eligible.find((u - weighted) / base_mass * count)
+        } else {
+            self.eligible.find(self.rng.random::<f64>() * count)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(params: usize, set_size: usize, candidates: usize, rho: Option<f64>) -> DynamicConfig {
+        DynamicConfig { params, set_size, candidates, rho, priority: Priority::Weighted, warmup_rounds: 0, seed: 7 }
+    }
+
+    /// Parameters in the same group of ten depend on each other completely.
+    struct Groups;
+    impl Dependency for Groups {
+        fn dependency(&mut self, a: ParamId, b: ParamId) -> f64 {
+            if a / 10 == b / 10 { 1.0 } else { 0.0 }
+        }
+    }
+
+    #[test]
+    fn the_filter_never_keeps_two_dependent_parameters() {
+        let mut scheduler = DynamicScheduler::new(config(100, 8, 32, Some(0.5)));
+        for _ in 0..200 {
+            let kept = scheduler.select(&mut Groups);
+            assert!(!kept.is_empty() && kept.len() <= 8);
+            for (i, a) in kept.iter().enumerate() {
+                for b in &kept[i + 1..] {
+                    assert_ne!(a / 10, b / 10, "{kept:?}");
+                }
+            }
+            scheduler.complete(&kept);
+        }
+        assert!(scheduler.stats().rejected > 0);
+    }
+
+    #[test]
+    fn excluded_and_in_flight_parameters_are_never_drawn() {
+        let mut scheduler = DynamicScheduler::new(config(20, 4, 4, None));
+        for j in 0..10 {
+            scheduler.set_excluded(j, true);
+        }
+        assert_eq!(scheduler.active(), 10);
+        let first = scheduler.select(&mut NoDependency);
+        let second = scheduler.select(&mut NoDependency);
+        assert!(first.iter().chain(&second).all(|&j| j >= 10));
+        assert!(first.iter().all(|j| !second.contains(j)), "{first:?} {second:?}");
+        // Only two eligible parameters remain: the next round gets two.
+        assert_eq!(scheduler.select(&mut NoDependency).len(), 2);
+        assert!(scheduler.select(&mut NoDependency).is_empty());
+    }
+
+    #[test]
+    fn draws_follow_weight_plus_base() {
+        let mut scheduler = DynamicScheduler::new(config(4, 1, 1, None));
+        scheduler.set_base(1.0);
+        scheduler.set_weight(0, 9.0);
+        // Priorities 10, 1, 1, 1: parameter 0 should come up 10/13 of the time.
+        let mut counts = [0usize; 4];
+        let draws = 20_000;
+        for _ in 0..draws {
+            let kept = scheduler.select(&mut NoDependency);
+            counts[kept[0]] += 1;
+            scheduler.complete(&kept);
+        }
+        let share = counts[0] as f64 / draws as f64;
+        assert!((share - 10.0 / 13.0).abs() < 0.015, "share {share}, counts {counts:?}");
+        for &c in &counts[1..] {
+            let share = c as f64 / draws as f64;
+            assert!((share - 1.0 / 13.0).abs() < 0.015, "counts {counts:?}");
+        }
+    }
+
+    #[test]
+    fn warmup_ignores_weights_and_the_same_seed_repeats() {
+        let mut warm = config(4, 1, 1, None);
+        warm.warmup_rounds = u64::MAX;
+        let mut scheduler = DynamicScheduler::new(warm.clone());
+        scheduler.set_base(0.0);
+        scheduler.set_weight(0, 1.0);
+        let mut seen = [false; 4];
+        let mut run = Vec::new();
+        for _ in 0..200 {
+            let kept = scheduler.select(&mut NoDependency);
+            seen[kept[0]] = true;
+            run.push(kept[0]);
+            scheduler.complete(&kept);
+        }
+        assert!(seen.iter().all(|&s| s), "uniform warm-up reaches every parameter");
+        let mut again = DynamicScheduler::new(warm);
+        again.set_base(0.0);
+        again.set_weight(0, 1.0);
+        let rerun: Vec<_> = (0..200)
+            .map(|_| {
+                let kept = again.select(&mut NoDependency);
+                again.complete(&kept);
+                kept[0]
+            })
+            .collect();
+        assert_eq!(run, rerun);
+    }
+}

@@ -1,0 +1,104 @@
+//! A binary sum tree over non-negative weights: O(log n) updates and proportional sampling.
+//!
+//! Internal nodes are recomputed from their children on every update rather than adjusted by
+//! differences, so rounding errors never accumulate over millions of updates.
+
+/// Non-negative weights with their running sums, for sampling an index with probability
+/// proportional to its weight.
+#[derive(Clone, Debug)]
+pub struct SumTree {
+    len: usize,
+    leaves: usize,
+    nodes: Vec<f64>,
+}
+
+impl SumTree {
+    /// A tree of `len` zero weights.
+    pub fn new(len: usize) -> Self {
+        let leaves = len.next_power_of_two().max(1);
+        SumTree { len, leaves, nodes: vec![0.0; 2 * leaves] }
+    }
+
+    /// Number of weights.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the tree holds no weights.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The weight at `index`.
+    pub fn get(&self, index: usize) -> f64 {
+        self.nodes[self.leaves + index]
+    }
+
+    /// The sum of all weights.
+    pub fn total(&self) -> f64 {
+        self.nodes[1]
+    }
+
+    /// Sets the weight at `index`; negative or non-finite weights count as zero.
+    pub fn set(&mut self, index: usize, weight: f64) {
+        assert!(index < self.len, "index {index} out of {}", self.len);
+        let weight = if weight.is_finite() && weight > 0.0 { weight } else { 0.0 };
+        let mut node = self.leaves + index;
+        self.nodes[node] = weight;
+        while node > 1 {
+            node /= 2;
+            self.nodes[node] = self.nodes[2 * node] + self.nodes[2 * node + 1];
+        }
+    }
+
+    /// The index whose cumulative weight interval contains `u`, for `0 <= u < total()`.
+    ///
+    /// Returns `None` when every weight is zero. Values of `u` at or past the total (rounding)
+    /// land on the last positive weight.
+    pub fn find(&self, mut u: f64) -> Option<usize> {
+        if self.total() <= 0.0 {
+            return None;
+        }
+        let mut node = 1;
+        while node < self.leaves {
+            let left = self.nodes[2 * node];
+            if u < left || self.nodes[2 * node + 1] <= 0.0 {
+                node *= 2;
+            } else {
+                u -= left;
+                node = 2 * node + 1;
+            }
+        }
+        Some(node - self.leaves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_and_finds_by_cumulative_weight() {
+        let mut tree = SumTree::new(5);
+        for (i, w) in [1.0, 0.0, 2.0, 0.0, 3.0].into_iter().enumerate() {
+            tree.set(i, w);
+        }
+        assert_eq!(tree.total(), 6.0);
+        assert_eq!(tree.find(0.5), Some(0));
+        assert_eq!(tree.find(1.0), Some(2));
+        assert_eq!(tree.find(2.99), Some(2));
+        assert_eq!(tree.find(3.0), Some(4));
+        assert_eq!(tree.find(6.0), Some(4));
+        assert_eq!(tree.find(100.0), Some(4));
+        tree.set(4, -1.0);
+        assert_eq!(tree.total(), 3.0);
+        assert_eq!(tree.find(5.0), Some(2));
+    }
+
+    #[test]
+    fn empty_weights_find_nothing() {
+        let tree = SumTree::new(3);
+        assert_eq!(tree.find(0.0), None);
+        assert!(SumTree::new(0).is_empty());
+    }
+}

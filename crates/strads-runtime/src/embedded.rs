@@ -1,0 +1,253 @@
+//! The embedded runtime: `P` workers as threads of one process, the leader on the calling thread.
+//!
+//! Worker 0 runs on the calling thread, which also schedules and aggregates, so no thread ever
+//! sits idle waiting to play a role; workers `1..P` each run on a thread of their own and own their
+//! data shard for the whole run. Each worker receives its commands through its own channel, in the
+//! order the driver issued them, which is what keeps a run deterministic. Model blocks of a
+//! rotation travel directly from a worker to its left neighbour.
+
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread;
+
+use strads_core::{
+    Aggregator, Assignment, BoxError, EngineError, Launcher, Plan, Program, Round, RunOptions, Scheduler, Worker,
+    WorkerId,
+};
+use strads_engine::{Transport, drive, push_on};
+
+/// Runs programs on worker threads of this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Embedded {
+    workers: usize,
+}
+
+impl Embedded {
+    /// A runtime with `workers` workers (at least 1). One of them runs on the calling thread.
+    pub fn new(workers: usize) -> Result<Self, EngineError> {
+        if workers == 0 {
+            return Err(EngineError::Options("the number of workers must be at least 1".into()));
+        }
+        Ok(Embedded { workers })
+    }
+}
+
+enum Command<P: Program> {
+    Push(Round, Arc<Plan<P::Task>>),
+    Sync(Round, Arc<Assignment<P::Commit>>),
+}
+
+enum Reply<P: Program> {
+    Ready,
+    SetupFailed(BoxError),
+    Partial(P::Partial),
+    Failed(EngineError),
+}
+
+struct Remote<P: Program> {
+    commands: Sender<Command<P>>,
+    replies: Receiver<Reply<P>>,
+}
+
+/// The ring a worker's blocks travel on: it sends to its left neighbour and receives from its right.
+struct Ring<B> {
+    left: Sender<B>,
+    left_id: WorkerId,
+    own: Receiver<B>,
+    right_id: WorkerId,
+}
+
+impl Launcher for Embedded {
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn is_leader(&self) -> bool {
+        true
+    }
+
+    fn run<P, W, S, A>(
+        &self,
+        options: RunOptions,
+        make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
+        make_leader: impl FnOnce() -> (S, A),
+    ) -> Result<Option<(S, A)>, EngineError>
+    where
+        P: Program,
+        W: Worker<P>,
+        S: Scheduler<P>,
+        A: Aggregator<P>,
+    {
+        let workers = self.workers;
+        thread::scope(|scope| {
+            let (senders, receivers): (Vec<Sender<P::Block>>, Vec<_>) = (0..workers).map(|_| channel()).unzip();
+            let mut rings: Vec<Ring<P::Block>> = receivers
+                .into_iter()
+                .enumerate()
+                .map(|(id, own)| {
+                    let left_id = (id + workers - 1) % workers;
+                    Ring { left: senders[left_id].clone(), left_id, own, right_id: (id + 1) % workers }
+                })
+                .collect();
+            drop(senders);
+            let ring0 = rings.remove(0);
+
+            let make_worker = &make_worker;
+            let mut remotes = Vec::with_capacity(workers - 1);
+            for (offset, ring) in rings.into_iter().enumerate() {
+                let id = offset + 1;
+                let (commands, command_inbox) = channel();
+                let (reply_outbox, replies) = channel();
+                thread::Builder::new()
+                    .name(format!("strads-worker-{id}"))
+                    .spawn_scoped(scope, move || serve(id, make_worker, command_inbox, reply_outbox, ring))
+                    .map_err(|e| EngineError::Transport(format!("could not start worker thread {id}: {e}")))?;
+                remotes.push(Remote { commands, replies });
+            }
+
+            let worker0 = make_worker(0).map_err(|source| EngineError::Setup { worker: 0, source })?;
+            for (offset, remote) in remotes.iter().enumerate() {
+                let id = offset + 1;
+                match remote.replies.recv() {
+                    Ok(Reply::Ready) => {}
+                    Ok(Reply::SetupFailed(source)) => {
+                        return Err(EngineError::Setup { worker: id, source });
+                    }
+                    Ok(Reply::Failed(error)) => return Err(error),
+                    Ok(Reply::Partial(_)) | Err(_) => return Err(stopped(id)),
+                }
+            }
+
+            let mut transport = Threads { worker0, ring0, remotes, pending0: VecDeque::new() };
+            let (mut scheduler, mut aggregator) = make_leader();
+            drive(&mut scheduler, &mut aggregator, &mut transport, options)?;
+            Ok(Some((scheduler, aggregator)))
+        })
+    }
+}
+
+fn stopped(worker: WorkerId) -> EngineError {
+    EngineError::WorkerFailed { worker, reason: "the worker thread stopped".into() }
+}
+
+/// Pushes on one worker and, when the plan rotates, passes its block left and takes one from the right.
+fn push_and_rotate<P: Program, W: Worker<P>>(
+    worker: &mut W,
+    id: WorkerId,
+    round: Round,
+    plan: &Plan<P::Task>,
+    ring: &Ring<P::Block>,
+) -> Result<P::Partial, EngineError> {
+    let partial = push_on(worker, id, round, plan)?;
+    if plan.rotate {
+        let block = worker.pass_block().ok_or(EngineError::NoBlock { round: round.index, worker: id })?;
+        ring.left.send(block).map_err(|_| stopped(ring.left_id))?;
+        let incoming = ring.own.recv().map_err(|_| stopped(ring.right_id))?;
+        worker.receive_block(incoming);
+    }
+    Ok(partial)
+}
+
+/// The loop of a worker thread: build the worker, then carry out commands until the leader hangs up.
+fn serve<P: Program, W: Worker<P>>(
+    id: WorkerId,
+    make_worker: &(impl Fn(WorkerId) -> Result<W, BoxError> + Sync),
+    commands: Receiver<Command<P>>,
+    replies: Sender<Reply<P>>,
+    ring: Ring<P::Block>,
+) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut worker = match make_worker(id) {
+            Ok(worker) => worker,
+            Err(source) => {
+                let _ = replies.send(Reply::SetupFailed(source));
+                return;
+            }
+        };
+        if replies.send(Reply::Ready).is_err() {
+            return;
+        }
+        while let Ok(command) = commands.recv() {
+            match command {
+                Command::Push(round, plan) => {
+                    match push_and_rotate(&mut worker, id, round, &plan, &ring) {
+                        Ok(partial) => {
+                            if replies.send(Reply::Partial(partial)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(error) => {
+                            // Leaving drops this worker's ring sender, so neighbours waiting for a block stop too.
+                            let _ = replies.send(Reply::Failed(error));
+                            return;
+                        }
+                    }
+                }
+                Command::Sync(round, commit) => {
+                    if let Some(commit) = commit.for_worker(id) {
+                        worker.sync(round, commit);
+                    }
+                }
+            }
+        }
+    }));
+    if let Err(panic) = outcome {
+        let reason = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panicked".into());
+        let _ = replies.send(Reply::Failed(EngineError::WorkerFailed { worker: id, reason }));
+    }
+}
+
+/// The leader's side: worker 0 inline, the others through their channels.
+struct Threads<P: Program, W> {
+    worker0: W,
+    ring0: Ring<P::Block>,
+    remotes: Vec<Remote<P>>,
+    pending0: VecDeque<P::Partial>,
+}
+
+impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
+    fn workers(&self) -> usize {
+        self.remotes.len() + 1
+    }
+
+    fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            remote.commands.send(Command::Push(round, Arc::clone(&plan))).map_err(|_| stopped(offset + 1))?;
+        }
+        let partial = push_and_rotate(&mut self.worker0, 0, round, &plan, &self.ring0)?;
+        self.pending0.push_back(partial);
+        Ok(())
+    }
+
+    fn collect(&mut self) -> Result<Vec<P::Partial>, EngineError> {
+        let mut partials = Vec::with_capacity(self.workers());
+        partials.push(self.pending0.pop_front().ok_or_else(|| EngineError::Transport("collect without push".into()))?);
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            match remote.replies.recv() {
+                Ok(Reply::Partial(partial)) => partials.push(partial),
+                Ok(Reply::Failed(error)) => return Err(error),
+                Ok(Reply::SetupFailed(source)) => {
+                    return Err(EngineError::Setup { worker: offset + 1, source });
+                }
+                Ok(Reply::Ready) | Err(_) => return Err(stopped(offset + 1)),
+            }
+        }
+        Ok(partials)
+    }
+
+    fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            remote.commands.send(Command::Sync(round, Arc::clone(&commit))).map_err(|_| stopped(offset + 1))?;
+        }
+        if let Some(value) = commit.for_worker(0) {
+            self.worker0.sync(round, value);
+        }
+        Ok(())
+    }
+}
