@@ -5,7 +5,8 @@
 //! the weights with probability `W / (W + b m)` and uniformly from the `m` eligible parameters
 //! otherwise. Parameters in flight (scheduled, not yet pulled) and parameters an application
 //! excluded (screened out, say) are not eligible. After sampling `L'` candidates the filter keeps
-//! them in order of priority, each only if its dependency with every kept one is below `rho`.
+//! them in the order they were drawn (or, as an option, by priority), each only if its dependency
+//! with every kept one is below `rho`.
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -40,6 +41,20 @@ pub enum Priority {
     Weighted,
 }
 
+/// In which order the dependency filter considers the sampled candidates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum CandidateOrder {
+    /// The order they were drawn in: a random order biased towards high priority (the first is
+    /// any parameter with probability proportional to its priority). A parameter whose dependent
+    /// neighbour has a higher priority still gets its turn.
+    #[default]
+    Drawn,
+    /// Highest priority first, as the STRADS paper describes. When `L'` covers most eligible
+    /// parameters this is deterministic: a parameter whose dependent neighbour always has a higher
+    /// priority is never updated, and coordinate descent can stall short of the optimum.
+    Priority,
+}
+
 /// Settings of a [`DynamicScheduler`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct DynamicConfig {
@@ -53,6 +68,8 @@ pub struct DynamicConfig {
     pub rho: Option<f64>,
     /// How candidates are drawn after the warm-up.
     pub priority: Priority,
+    /// In which order the filter considers the candidates.
+    pub order: CandidateOrder,
     /// Rounds of uniform sampling before priorities are used.
     pub warmup_rounds: u64,
     /// Seed of the sampler's random stream.
@@ -184,8 +201,11 @@ impl DynamicScheduler {
         }
         self.stats.rounds += 1;
         self.stats.sampled += candidates.len() as u64;
-        // Highest priority first; ties by id so the order is deterministic.
-        candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        if self.config.order == CandidateOrder::Priority {
+            // Ties keep the order they were drawn in: breaking them by id would let the lowest id
+            // of a dependent group win every round.
+            candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+        }
         let mut kept: Vec<ParamId> = Vec::with_capacity(self.config.set_size);
         let mut dropped = Vec::new();
         for &(_, param) in &candidates {
@@ -246,7 +266,16 @@ mod tests {
     use super::*;
 
     fn config(params: usize, set_size: usize, candidates: usize, rho: Option<f64>) -> DynamicConfig {
-        DynamicConfig { params, set_size, candidates, rho, priority: Priority::Weighted, warmup_rounds: 0, seed: 7 }
+        DynamicConfig {
+            params,
+            set_size,
+            candidates,
+            rho,
+            priority: Priority::Weighted,
+            order: CandidateOrder::Drawn,
+            warmup_rounds: 0,
+            seed: 7,
+        }
     }
 
     /// Parameters in the same group of ten depend on each other completely.

@@ -18,7 +18,9 @@ mod sumtree;
 mod transport;
 
 pub use driver::{RunStats, drive};
-pub use dynamic::{Dependency, DynamicConfig, DynamicScheduler, NoDependency, ParamId, Priority, SelectStats};
+pub use dynamic::{
+    CandidateOrder, Dependency, DynamicConfig, DynamicScheduler, NoDependency, ParamId, Priority, SelectStats,
+};
 pub use static_plan::{Rotation, RoundRobin};
 pub use sumtree::SumTree;
 pub use transport::{Transport, push_on};

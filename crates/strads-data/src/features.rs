@@ -1,0 +1,317 @@
+//! Feature matrices: rows as read (sparse or dense), and columns for coordinate descent.
+//!
+//! Readers produce rows because every format is row-oriented and because a worker owns a range
+//! of rows. Coordinate descent needs columns, so each worker turns its own row range into
+//! [`Columns`] once; the hot loops then touch raw index and value slices only.
+
+use std::ops::Range;
+
+use sprs::CsMatI;
+
+/// A sparse matrix in compressed rows, with `u32` column indices.
+pub type SparseRows = CsMatI<f64, u32, usize>;
+
+/// Dense rows, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseRows {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// `rows * cols` values, row after row.
+    pub data: Vec<f64>,
+}
+
+/// Feature rows as read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Features {
+    /// Compressed sparse rows.
+    Sparse(SparseRows),
+    /// Dense rows.
+    Dense(DenseRows),
+}
+
+impl Features {
+    /// Number of rows (samples).
+    pub fn rows(&self) -> usize {
+        match self {
+            Features::Sparse(m) => m.rows(),
+            Features::Dense(d) => d.rows,
+        }
+    }
+
+    /// Number of columns (features).
+    pub fn cols(&self) -> usize {
+        match self {
+            Features::Sparse(m) => m.cols(),
+            Features::Dense(d) => d.cols,
+        }
+    }
+
+    /// Number of stored values.
+    pub fn nnz(&self) -> usize {
+        match self {
+            Features::Sparse(m) => m.nnz(),
+            Features::Dense(d) => d.data.len(),
+        }
+    }
+
+    /// Stored values per row, to balance row shards by work rather than by row count.
+    pub fn row_weights(&self) -> Vec<u64> {
+        match self {
+            Features::Sparse(m) => m.indptr().raw_storage().windows(2).map(|w| (w[1] - w[0]) as u64 + 1).collect(),
+            Features::Dense(d) => vec![d.cols as u64 + 1; d.rows],
+        }
+    }
+
+    /// The rows in `range`, with every column kept.
+    pub fn slice_rows(&self, range: Range<usize>) -> Features {
+        match self {
+            Features::Sparse(m) => Features::Sparse(m.slice_outer(range).to_owned()),
+            Features::Dense(d) => Features::Dense(DenseRows {
+                rows: range.len(),
+                cols: d.cols,
+                data: d.data[range.start * d.cols..range.end * d.cols].to_vec(),
+            }),
+        }
+    }
+
+    /// The same rows as columns, for coordinate access.
+    pub fn to_columns(&self) -> Columns {
+        match self {
+            Features::Sparse(m) => {
+                let (rows, cols) = m.shape();
+                let (indptr, indices, data) = m.to_other_storage().into_raw_storage();
+                Columns::Sparse(SparseColumns { rows, cols, indptr, indices, data })
+            }
+            Features::Dense(d) => {
+                let mut data = vec![0.0; d.data.len()];
+                for i in 0..d.rows {
+                    for j in 0..d.cols {
+                        data[j * d.rows + i] = d.data[i * d.cols + j];
+                    }
+                }
+                Columns::Dense(DenseColumns { rows: d.rows, cols: d.cols, data })
+            }
+        }
+    }
+
+    /// `X beta` for every row.
+    pub fn mul(&self, beta: &[f64]) -> Vec<f64> {
+        match self {
+            Features::Sparse(m) => m
+                .outer_iterator()
+                .map(|row| row.iter().map(|(j, v)| v * beta.get(j).copied().unwrap_or(0.0)).sum())
+                .collect(),
+            Features::Dense(d) => d
+                .data
+                .chunks(d.cols.max(1))
+                .take(d.rows)
+                .map(|row| row.iter().zip(beta).map(|(x, b)| x * b).sum())
+                .collect(),
+        }
+    }
+}
+
+/// Compressed sparse columns with raw slices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseColumns {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Column `j` holds entries `indptr[j]..indptr[j + 1]`.
+    pub indptr: Vec<usize>,
+    /// Row index of each entry.
+    pub indices: Vec<u32>,
+    /// Value of each entry.
+    pub data: Vec<f64>,
+}
+
+/// Dense columns, column-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseColumns {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// `rows * cols` values, column after column.
+    pub data: Vec<f64>,
+}
+
+/// A feature matrix by columns: what coordinate descent reads and writes through.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Columns {
+    /// Sparse columns.
+    Sparse(SparseColumns),
+    /// Dense columns.
+    Dense(DenseColumns),
+}
+
+impl Columns {
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        match self {
+            Columns::Sparse(m) => m.rows,
+            Columns::Dense(d) => d.rows,
+        }
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        match self {
+            Columns::Sparse(m) => m.cols,
+            Columns::Dense(d) => d.cols,
+        }
+    }
+
+    /// Number of stored values.
+    pub fn nnz(&self) -> usize {
+        match self {
+            Columns::Sparse(m) => m.data.len(),
+            Columns::Dense(d) => d.data.len(),
+        }
+    }
+
+    /// Stored values in column `j`.
+    pub fn col_nnz(&self, j: usize) -> usize {
+        match self {
+            Columns::Sparse(m) => m.indptr[j + 1] - m.indptr[j],
+            Columns::Dense(d) => d.rows,
+        }
+    }
+
+    /// `x_j . v`.
+    #[inline]
+    pub fn dot(&self, j: usize, v: &[f64]) -> f64 {
+        match self {
+            Columns::Sparse(m) => {
+                let range = m.indptr[j]..m.indptr[j + 1];
+                let mut sum = 0.0;
+                for (&i, &x) in m.indices[range.clone()].iter().zip(&m.data[range]) {
+                    sum += x * v[i as usize];
+                }
+                sum
+            }
+            Columns::Dense(d) => d.data[j * d.rows..(j + 1) * d.rows].iter().zip(v).map(|(x, y)| x * y).sum(),
+        }
+    }
+
+    /// `v += a x_j`.
+    #[inline]
+    pub fn axpy(&self, j: usize, a: f64, v: &mut [f64]) {
+        match self {
+            Columns::Sparse(m) => {
+                let range = m.indptr[j]..m.indptr[j + 1];
+                for (&i, &x) in m.indices[range.clone()].iter().zip(&m.data[range]) {
+                    v[i as usize] += a * x;
+                }
+            }
+            Columns::Dense(d) => {
+                for (y, x) in v.iter_mut().zip(&d.data[j * d.rows..(j + 1) * d.rows]) {
+                    *y += a * x;
+                }
+            }
+        }
+    }
+
+    /// `||x_j||^2`.
+    pub fn sq_norm(&self, j: usize) -> f64 {
+        self.values(j).iter().map(|x| x * x).sum()
+    }
+
+    /// The sum of column `j`'s entries.
+    pub fn sum(&self, j: usize) -> f64 {
+        self.values(j).iter().sum()
+    }
+
+    /// The stored values of column `j`.
+    fn values(&self, j: usize) -> &[f64] {
+        match self {
+            Columns::Sparse(m) => &m.data[m.indptr[j]..m.indptr[j + 1]],
+            Columns::Dense(d) => &d.data[j * d.rows..(j + 1) * d.rows],
+        }
+    }
+
+    /// `x_j . x_k`.
+    pub fn dot_columns(&self, j: usize, k: usize) -> f64 {
+        match self {
+            Columns::Sparse(m) => {
+                let (a, b) = (m.indptr[j]..m.indptr[j + 1], m.indptr[k]..m.indptr[k + 1]);
+                let (ia, va) = (&m.indices[a.clone()], &m.data[a]);
+                let (ib, vb) = (&m.indices[b.clone()], &m.data[b]);
+                let (mut p, mut q, mut sum) = (0, 0, 0.0);
+                while p < ia.len() && q < ib.len() {
+                    match ia[p].cmp(&ib[q]) {
+                        std::cmp::Ordering::Less => p += 1,
+                        std::cmp::Ordering::Greater => q += 1,
+                        std::cmp::Ordering::Equal => {
+                            sum += va[p] * vb[q];
+                            p += 1;
+                            q += 1;
+                        }
+                    }
+                }
+                sum
+            }
+            Columns::Dense(d) => {
+                let a = &d.data[j * d.rows..(j + 1) * d.rows];
+                let b = &d.data[k * d.rows..(k + 1) * d.rows];
+                a.iter().zip(b).map(|(x, y)| x * y).sum()
+            }
+        }
+    }
+
+    /// `X^T v`, one entry per column.
+    pub fn transpose_mul(&self, v: &[f64]) -> Vec<f64> {
+        (0..self.cols()).map(|j| self.dot(j, v)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Features, Features) {
+        // [[1, 0, 2], [0, 3, 0], [4, 0, 5], [0, 0, 6]]
+        let dense = DenseRows { rows: 4, cols: 3, data: vec![1., 0., 2., 0., 3., 0., 4., 0., 5., 0., 0., 6.] };
+        let sparse = SparseRows::try_new(
+            (4, 3),
+            vec![0, 2, 3, 5, 6],
+            vec![0, 2, 1, 0, 2, 2],
+            vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        )
+        .unwrap();
+        (Features::Dense(dense), Features::Sparse(sparse))
+    }
+
+    #[test]
+    fn sparse_and_dense_columns_agree() {
+        let (dense, sparse) = sample();
+        let v = [1.0, -1.0, 0.5, 2.0];
+        for features in [&dense, &sparse] {
+            let cols = features.to_columns();
+            assert_eq!(cols.transpose_mul(&v), vec![3.0, -3.0, 16.5]);
+            assert_eq!(cols.sq_norm(2), 4.0 + 25.0 + 36.0);
+            assert_eq!(cols.sum(0), 5.0);
+            assert_eq!(cols.dot_columns(0, 2), 2.0 + 20.0);
+            assert_eq!(cols.dot_columns(1, 2), 0.0);
+            let mut r = v.to_vec();
+            cols.axpy(2, -1.0, &mut r);
+            assert_eq!(r, vec![-1.0, -1.0, -4.5, -4.0]);
+            assert_eq!(features.mul(&[1.0, 1.0, 1.0]), vec![3.0, 3.0, 9.0, 6.0]);
+        }
+        assert_eq!(sparse.nnz(), 6);
+        assert_eq!(sparse.row_weights(), vec![3, 2, 3, 2]);
+    }
+
+    #[test]
+    fn row_slices_keep_columns() {
+        let (dense, sparse) = sample();
+        for features in [&dense, &sparse] {
+            let slice = features.slice_rows(2..4);
+            assert_eq!((slice.rows(), slice.cols()), (2, 3));
+            assert_eq!(slice.to_columns().transpose_mul(&[1.0, 1.0]), vec![4.0, 0.0, 11.0]);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Data in and out of strads: readers for the formats users bring, feature matrices, atomic files.
+//!
+//! Every reader reports a bad input as a [`DataError`] naming the file, the line and the problem,
+//! and never panics on what it reads; sizes a header claims are checked against what the file can
+//! hold before anything is allocated for them. Every writer goes through a temporary file and a
+//! rename, so an output is either whole or absent.
+
+#![warn(clippy::unwrap_used)]
+
+mod dataset;
+mod delimited;
+mod error;
+mod features;
+mod libsvm;
+mod matrix_market;
+mod output;
+
+pub use dataset::{Dataset, Format, LoadOptions, load};
+pub use delimited::{Header, LabelColumn, read_csv};
+pub use error::DataError;
+pub use features::{Columns, DenseRows, Features, SparseColumns};
+pub use libsvm::{IndexBase, parse_libsvm, read_libsvm, write_libsvm};
+pub use matrix_market::{read_matrix_market, read_vector};
+pub use output::{write_atomic, write_string_atomic};

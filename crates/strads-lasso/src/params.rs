@@ -1,0 +1,280 @@
+//! Lasso parameters: raw settings, checked once into [`CheckedParams`] before any work starts.
+//!
+//! | name | default | meaning | range |
+//! |---|---|---|---|
+//! | `lambda` | (required) | L1 weight, or a fraction of `lambda_max = ||X^T y||_inf / n` | `> 0`; ratio in `(0, 1]` |
+//! | `intercept` | `false` | fit an unpenalized intercept | |
+//! | `scheduler` | `dynamic` | `dynamic`, `shotgun`, `cyclic`, `sequential` | |
+//! | `set_size` | 32 (sequential: 1) | `L`: coordinates updated in parallel per round | `>= 1` |
+//! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic) | `>= L` |
+//! | `candidate_order` | `drawn` | order in which the check considers candidates: `drawn` (random, biased to high priority) or `priority` | |
+//! | `rho` | 0.1 | keep a candidate only if `|corr|` with every kept one is below `rho` | `(0, 1]` |
+//! | `priority` | `abs` with `b = 0.01 x mean |beta_j != 0|` | `abs`: `|delta| + b`; `square`: `delta^2 + eta` | `b, eta > 0` |
+//! | `warmup_rounds` | `ceil(3 p / L)` | rounds of uniform sampling before priorities | `>= 0` |
+//! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 | |
+//! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
+//! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
+//! | `max_rounds` | 1,000,000 | stop after this many rounds | `>= 1` |
+//! | `max_seconds` | none | stop after this much training time | `> 0` |
+//! | `gap_every` | auto | rounds between duality-gap checks; auto checks after about one pass of work over the data | `>= 1` |
+//! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness) | `>= 0` |
+//! | `seed` | 0 | seed of the scheduler's sampling | |
+
+use strads_engine::CandidateOrder;
+
+use crate::LassoError;
+
+/// The L1 weight, given directly or relative to the smallest weight at which every coefficient is zero.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lambda {
+    /// `lambda` itself.
+    Value(f64),
+    /// `lambda = ratio x lambda_max`.
+    Ratio(f64),
+}
+
+/// Which coordinates each round updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// STRADS: priority sampling, then the dependency check (dynamic engine).
+    Dynamic,
+    /// Shotgun: `L` coordinates uniformly at random, no check (dynamic engine, uniform).
+    Shotgun,
+    /// Round-robin blocks of `L` consecutive coordinates (static engine).
+    Cyclic,
+    /// One coordinate per round in order: the sequential reference (static engine).
+    Sequential,
+}
+
+impl SchedulerKind {
+    /// The name used on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedulerKind::Dynamic => "dynamic",
+            SchedulerKind::Shotgun => "shotgun",
+            SchedulerKind::Cyclic => "cyclic",
+            SchedulerKind::Sequential => "sequential",
+        }
+    }
+}
+
+/// How a coordinate's priority follows its last change `delta`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PriorityRule {
+    /// `|delta| + b`, `b = base_fraction x` the mean magnitude of the nonzero coefficients (the release).
+    Absolute {
+        /// The fraction of the mean nonzero magnitude used as the base.
+        base_fraction: f64,
+    },
+    /// `delta^2 + eta` (the paper).
+    Squared {
+        /// The base.
+        eta: f64,
+    },
+}
+
+/// When to compute the duality gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GapEvery {
+    /// After about one pass of coordinate work over the data's nonzeros (so checks cost at most half the time).
+    Auto,
+    /// Every this many update rounds.
+    Rounds(u64),
+}
+
+/// Settings of a Lasso fit, as given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LassoParams {
+    /// The L1 weight.
+    pub lambda: Lambda,
+    /// Fit an unpenalized intercept.
+    pub intercept: bool,
+    /// The scheduler.
+    pub scheduler: SchedulerKind,
+    /// `L`, or `None` for the scheduler's default.
+    pub set_size: Option<usize>,
+    /// `L'`, or `None` for `2 L`.
+    pub candidates: Option<usize>,
+    /// The dependency threshold.
+    pub rho: f64,
+    /// Order in which the dependency check considers the candidates.
+    pub candidate_order: CandidateOrder,
+    /// The priority rule of the dynamic scheduler.
+    pub priority: PriorityRule,
+    /// Uniform rounds before priorities are used, or `None` for `ceil(3 p / L)`.
+    pub warmup_rounds: Option<u64>,
+    /// Gap-safe screening, or `None` for on with `dynamic` and off otherwise.
+    pub screening: Option<bool>,
+    /// Relative duality gap to stop at.
+    pub tol: f64,
+    /// Coefficient-change tolerance to stop at, relative to the largest coefficient.
+    pub coef_tol: Option<f64>,
+    /// Most rounds.
+    pub max_rounds: u64,
+    /// Most seconds of training.
+    pub max_seconds: Option<f64>,
+    /// When to compute the duality gap.
+    pub gap_every: GapEvery,
+    /// Pipeline depth.
+    pub pipeline_depth: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl LassoParams {
+    /// Defaults for everything but the L1 weight.
+    pub fn new(lambda: Lambda) -> Self {
+        LassoParams {
+            lambda,
+            intercept: false,
+            scheduler: SchedulerKind::Dynamic,
+            set_size: None,
+            candidates: None,
+            rho: 0.1,
+            candidate_order: CandidateOrder::Drawn,
+            priority: PriorityRule::Absolute { base_fraction: 0.01 },
+            warmup_rounds: None,
+            screening: None,
+            tol: 1e-6,
+            coef_tol: None,
+            max_rounds: 1_000_000,
+            max_seconds: None,
+            gap_every: GapEvery::Auto,
+            pipeline_depth: 0,
+            seed: 0,
+        }
+    }
+
+    /// Checks every setting once; nothing downstream checks again.
+    pub fn check(self) -> Result<CheckedParams, LassoError> {
+        let bad = |message: String| Err(LassoError::Params(message));
+        match self.lambda {
+            Lambda::Value(l) if !(l.is_finite() && l > 0.0) => return bad(format!("lambda must be > 0, got {l}")),
+            Lambda::Ratio(r) if !(r.is_finite() && r > 0.0 && r <= 1.0) => {
+                return bad(format!("lambda ratio must be in (0, 1], got {r}"));
+            }
+            _ => {}
+        }
+        let set_size = self.set_size.unwrap_or(match self.scheduler {
+            SchedulerKind::Sequential => 1,
+            _ => 32,
+        });
+        if set_size == 0 {
+            return bad("set size must be at least 1".into());
+        }
+        if self.scheduler == SchedulerKind::Sequential && set_size != 1 {
+            return bad(format!(
+                "the sequential scheduler updates one coordinate per round, got a set size of {set_size}"
+            ));
+        }
+        let candidates = self.candidates.unwrap_or(2 * set_size);
+        if candidates < set_size {
+            return bad(format!("candidates ({candidates}) must be at least the set size ({set_size})"));
+        }
+        if !(self.rho > 0.0 && self.rho <= 1.0) {
+            return bad(format!("rho must be in (0, 1], got {}", self.rho));
+        }
+        match self.priority {
+            PriorityRule::Absolute { base_fraction: b } if !(b.is_finite() && b > 0.0) => {
+                return bad(format!("the priority base fraction must be > 0, got {b}"));
+            }
+            PriorityRule::Squared { eta } if !(eta.is_finite() && eta > 0.0) => {
+                return bad(format!("eta must be > 0, got {eta}"));
+            }
+            _ => {}
+        }
+        if !(self.tol.is_finite() && self.tol >= 0.0) {
+            return bad(format!("tol must be >= 0, got {}", self.tol));
+        }
+        if let Some(t) = self.coef_tol
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return bad(format!("coef-tol must be >= 0, got {t}"));
+        }
+        if self.max_rounds == 0 {
+            return bad("max rounds must be at least 1".into());
+        }
+        if let Some(s) = self.max_seconds
+            && !(s.is_finite() && s > 0.0)
+        {
+            return bad(format!("max seconds must be > 0, got {s}"));
+        }
+        if self.gap_every == GapEvery::Rounds(0) {
+            return bad("gap-every must be at least 1 round".into());
+        }
+        let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic);
+        Ok(CheckedParams { set_size, candidates, screening, raw: self })
+    }
+}
+
+/// Settings that passed every check, with the scheduler-dependent defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedParams {
+    /// `L`.
+    pub set_size: usize,
+    /// `L'`.
+    pub candidates: usize,
+    /// Whether gap-safe screening is on.
+    pub screening: bool,
+    raw: LassoParams,
+}
+
+impl CheckedParams {
+    /// The settings as given.
+    pub fn raw(&self) -> &LassoParams {
+        &self.raw
+    }
+
+    /// Uniform warm-up rounds for `features` coordinates.
+    pub fn warmup_rounds(&self, features: usize) -> u64 {
+        self.raw.warmup_rounds.unwrap_or_else(|| (3 * features).div_ceil(self.set_size) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_settings_are_refused_with_their_name() {
+        let check = |f: fn(&mut LassoParams)| {
+            let mut p = LassoParams::new(Lambda::Ratio(0.1));
+            f(&mut p);
+            p.check().map(|_| ()).map_err(|e| e.to_string())
+        };
+        assert!(check(|_| {}).is_ok());
+        assert_eq!(
+            check(|p| p.lambda = Lambda::Value(-1.0)).unwrap_err(),
+            "invalid parameter: lambda must be > 0, got -1"
+        );
+        assert!(check(|p| p.lambda = Lambda::Ratio(1.5)).unwrap_err().contains("ratio"));
+        assert!(check(|p| p.lambda = Lambda::Value(f64::NAN)).is_err());
+        assert!(check(|p| p.rho = 0.0).unwrap_err().contains("rho"));
+        assert!(check(|p| p.rho = 1.5).unwrap_err().contains("rho"));
+        assert!(check(|p| p.set_size = Some(0)).unwrap_err().contains("set size"));
+        assert!(check(|p| p.candidates = Some(1)).unwrap_err().contains("candidates"));
+        assert!(check(|p| p.tol = -1.0).unwrap_err().contains("tol"));
+        assert!(check(|p| p.max_rounds = 0).unwrap_err().contains("max rounds"));
+        assert!(check(|p| p.gap_every = GapEvery::Rounds(0)).unwrap_err().contains("gap-every"));
+        assert!(
+            check(|p| {
+                p.scheduler = SchedulerKind::Sequential;
+                p.set_size = Some(4);
+            })
+            .unwrap_err()
+            .contains("one coordinate")
+        );
+    }
+
+    #[test]
+    fn defaults_depend_on_the_scheduler() {
+        let dynamic = LassoParams::new(Lambda::Ratio(0.1)).check().unwrap();
+        assert_eq!((dynamic.set_size, dynamic.candidates, dynamic.screening), (32, 64, true));
+        assert_eq!(dynamic.warmup_rounds(100), 10);
+        let mut p = LassoParams::new(Lambda::Ratio(0.1));
+        p.scheduler = SchedulerKind::Sequential;
+        let sequential = p.check().unwrap();
+        assert_eq!((sequential.set_size, sequential.screening), (1, false));
+    }
+}

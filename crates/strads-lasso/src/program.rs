@@ -1,0 +1,582 @@
+//! The Lasso program: its typed messages, the worker (`push`, `sync`) and the aggregator (`pull`).
+//!
+//! Workers own row shards of `X` and `y` and the residuals `r = y - beta0 - X beta` of their rows.
+//! For a round's coordinates they return the partial sums `x_j . r` over their rows; the
+//! aggregator adds them up, applies the coordinate update
+//! `beta_j <- S(x_j . r + ||x_j||^2 beta_j, n lambda) / ||x_j||^2` and commits the changes, which
+//! the workers fold into their residuals. The intercept is kept as a lazy offset on the residuals
+//! so that moving it costs nothing per row. A first round gathers column statistics (norms, sums,
+//! `X^T y`), so the aggregator never needs the data itself; gap rounds gather `X^T r` over the
+//! coordinates not yet screened out, from which the aggregator computes the duality gap and the
+//! gap-safe screening test.
+
+use serde::{Deserialize, Serialize};
+use strads_core::{Aggregator, Assignment, Program, Pulled, Round, Worker};
+use strads_data::Columns;
+
+use crate::{Lambda, Status, TracePoint};
+
+/// The Lasso program's message types.
+pub struct LassoProgram;
+
+impl Program for LassoProgram {
+    type Task = Task;
+    type Partial = Partial;
+    type Commit = Commit;
+    type Feedback = Feedback;
+    type Block = ();
+}
+
+/// What the scheduler asks of every worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Task {
+    /// Column statistics of the shard (first round).
+    Stats,
+    /// Partial sums `x_j . r` for these coordinates.
+    Update(Vec<u32>),
+    /// `X^T r` over the active coordinates and residual sums, for the duality gap.
+    Gap,
+}
+
+/// Column statistics of one shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardStats {
+    /// Rows in the shard.
+    pub rows: u64,
+    /// `||x_j||^2` over the shard's rows.
+    pub col_sq: Vec<f64>,
+    /// Column sums over the shard's rows.
+    pub col_sum: Vec<f64>,
+    /// Stored values per column.
+    pub col_nnz: Vec<u64>,
+    /// `X^T y` over the shard's rows.
+    pub xty: Vec<f64>,
+    /// Sum of the shard's labels.
+    pub y_sum: f64,
+    /// Sum of squares of the shard's labels.
+    pub y_sq: f64,
+}
+
+/// What a worker computes for a gap check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GapPartial {
+    /// `x_j . r` for every active coordinate, in increasing order of `j`.
+    pub xtr: Vec<f64>,
+    /// `||r||^2` over the shard.
+    pub r_sq: f64,
+    /// Sum of `r` over the shard.
+    pub r_sum: f64,
+    /// `r . y` over the shard.
+    pub r_dot_y: f64,
+}
+
+/// One worker's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Partial {
+    /// Answer to [`Task::Stats`].
+    Stats(ShardStats),
+    /// `x_j . r` for the task's coordinates, in the task's order.
+    Update(Vec<f64>),
+    /// Answer to [`Task::Gap`].
+    Gap(GapPartial),
+}
+
+/// What the aggregator commits to every worker.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Commit {
+    /// `beta_j += delta`, so `r -= delta x_j`.
+    pub deltas: Vec<(u32, f64)>,
+    /// `beta0 += delta`, so `r -= delta`.
+    pub intercept_delta: f64,
+    /// Coordinates proven zero at the optimum: no longer part of gap checks.
+    pub screened: Vec<u32>,
+}
+
+/// What the aggregator tells the scheduler.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// Column statistics are in.
+    Ready {
+        /// Stored values per column over all rows.
+        col_nnz: Vec<u64>,
+        /// Coordinates that can never move (all-zero columns).
+        excluded: Vec<u32>,
+    },
+    /// An update round was pulled.
+    Updated {
+        /// Each scheduled coordinate with its change (0 when unchanged or skipped).
+        changes: Vec<(u32, f64)>,
+        /// Mean magnitude of the nonzero coefficients, for the priority base.
+        mean_nonzero: f64,
+        /// Set when the run should end (a coefficient diverged).
+        stop: Option<Status>,
+    },
+    /// A gap check was pulled.
+    Checked {
+        /// Coordinates newly screened out.
+        screened: Vec<u32>,
+        /// Set when the run should end.
+        stop: Option<Status>,
+    },
+}
+
+/// A worker: one row shard of the data and its residuals.
+pub struct LassoWorker {
+    x: Columns,
+    y: Vec<f64>,
+    /// Residuals without the intercept: the true residual is `r - offset`.
+    r: Vec<f64>,
+    offset: f64,
+    col_sum: Vec<f64>,
+    active: Vec<u32>,
+}
+
+impl LassoWorker {
+    /// A worker for one shard's columns and labels.
+    pub fn new(x: Columns, y: Vec<f64>) -> Self {
+        let col_sum = (0..x.cols()).map(|j| x.sum(j)).collect();
+        let active = (0..x.cols() as u32).collect();
+        let r = y.clone();
+        LassoWorker { x, y, r, offset: 0.0, col_sum, active }
+    }
+
+    #[inline]
+    fn dot(&self, j: usize) -> f64 {
+        self.x.dot(j, &self.r) - self.offset * self.col_sum[j]
+    }
+}
+
+impl Worker<LassoProgram> for LassoWorker {
+    fn push(&mut self, _round: Round, task: &Task) -> Partial {
+        match task {
+            Task::Stats => {
+                let cols = self.x.cols();
+                Partial::Stats(ShardStats {
+                    rows: self.y.len() as u64,
+                    col_sq: (0..cols).map(|j| self.x.sq_norm(j)).collect(),
+                    col_sum: self.col_sum.clone(),
+                    col_nnz: (0..cols).map(|j| self.x.col_nnz(j) as u64).collect(),
+                    xty: self.x.transpose_mul(&self.y),
+                    y_sum: self.y.iter().sum(),
+                    y_sq: self.y.iter().map(|v| v * v).sum(),
+                })
+            }
+            Task::Update(coords) => Partial::Update(coords.iter().map(|&j| self.dot(j as usize)).collect()),
+            Task::Gap => {
+                let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
+                for (r, y) in self.r.iter().zip(&self.y) {
+                    let r = r - self.offset;
+                    r_sq += r * r;
+                    r_sum += r;
+                    r_dot_y += r * y;
+                }
+                let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
+                Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y })
+            }
+        }
+    }
+
+    fn sync(&mut self, _round: Round, commit: &Commit) {
+        for &(j, delta) in &commit.deltas {
+            self.x.axpy(j as usize, -delta, &mut self.r);
+        }
+        self.offset += commit.intercept_delta;
+        if !commit.screened.is_empty() {
+            remove_sorted(&mut self.active, &commit.screened);
+        }
+    }
+}
+
+/// Removes from a sorted list the members of another sorted list.
+fn remove_sorted(list: &mut Vec<u32>, remove: &[u32]) {
+    let mut k = 0;
+    list.retain(|&j| {
+        while k < remove.len() && remove[k] < j {
+            k += 1;
+        }
+        !(k < remove.len() && remove[k] == j)
+    });
+}
+
+/// `S(z, t) = sign(z) max(|z| - t, 0)`.
+#[inline]
+pub fn soft_threshold(z: f64, t: f64) -> f64 {
+    if z > t {
+        z - t
+    } else if z < -t {
+        z + t
+    } else {
+        0.0
+    }
+}
+
+/// The settings the aggregator needs.
+#[derive(Clone, Copy, Debug)]
+pub struct AggregatorSettings {
+    /// The L1 weight as given.
+    pub lambda: Lambda,
+    /// Fit an intercept.
+    pub intercept: bool,
+    /// Gap-safe screening.
+    pub screening: bool,
+    /// Relative duality gap to stop at.
+    pub tol: f64,
+    /// Coefficient-change tolerance.
+    pub coef_tol: Option<f64>,
+}
+
+const NEVER: u64 = u64::MAX;
+
+/// The aggregator: the coefficients, their updates, the duality gap and screening.
+pub struct LassoAggregator<'o> {
+    settings: AggregatorSettings,
+    started: std::time::Instant,
+    observer: &'o mut dyn FnMut(&TracePoint),
+    n: f64,
+    /// `n lambda`: the threshold of the unscaled update.
+    alpha: f64,
+    lambda: f64,
+    lambda_max: f64,
+    beta: Vec<f64>,
+    beta0: f64,
+    col_sq: Vec<f64>,
+    col_sum: Vec<f64>,
+    y_sum: f64,
+    y_sq: f64,
+    /// Sum of the true residuals, tracked through commits and refreshed at every gap check.
+    r_sum: f64,
+    last_commit: Vec<u64>,
+    screened: Vec<bool>,
+    active: Vec<u32>,
+    l1: f64,
+    nonzeros: usize,
+    max_change: f64,
+    /// The outcome of the latest gap check.
+    pub(crate) last: Option<GapReport>,
+    pub(crate) trace: Vec<TracePoint>,
+    pub(crate) updates: u64,
+    pub(crate) update_rounds: u64,
+    pub(crate) stale_skips: u64,
+    pub(crate) status: Option<Status>,
+}
+
+/// The numbers of one gap check.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GapReport {
+    /// Primal objective `||r||^2 / (2n) + lambda ||beta||_1`.
+    pub primal: f64,
+    /// Dual objective at the rescaled residual.
+    pub dual: f64,
+    /// `(primal - dual) / primal`.
+    pub relative_gap: f64,
+}
+
+impl<'o> LassoAggregator<'o> {
+    /// An aggregator that reports each gap check to `observer`.
+    pub fn new(
+        settings: AggregatorSettings,
+        started: std::time::Instant,
+        observer: &'o mut dyn FnMut(&TracePoint),
+    ) -> Self {
+        LassoAggregator {
+            settings,
+            started,
+            observer,
+            n: 0.0,
+            alpha: 0.0,
+            lambda: 0.0,
+            lambda_max: 0.0,
+            beta: vec![],
+            beta0: 0.0,
+            col_sq: vec![],
+            col_sum: vec![],
+            y_sum: 0.0,
+            y_sq: 0.0,
+            r_sum: 0.0,
+            last_commit: vec![],
+            screened: vec![],
+            active: vec![],
+            l1: 0.0,
+            nonzeros: 0,
+            max_change: 0.0,
+            last: None,
+            trace: vec![],
+            updates: 0,
+            update_rounds: 0,
+            stale_skips: 0,
+            status: None,
+        }
+    }
+
+    /// The coefficients.
+    pub fn beta(&self) -> &[f64] {
+        &self.beta
+    }
+
+    /// The intercept.
+    pub fn intercept(&self) -> f64 {
+        self.beta0
+    }
+
+    /// The L1 weight in use.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// `||X^T (y - mean)||_inf / n` (centred when there is an intercept).
+    pub fn lambda_max(&self) -> f64 {
+        self.lambda_max
+    }
+
+    /// Coordinates screened out so far.
+    pub fn screened(&self) -> usize {
+        self.screened.iter().filter(|&&s| s).count()
+    }
+
+    fn set_beta(&mut self, j: usize, value: f64) {
+        let old = self.beta[j];
+        self.l1 += value.abs() - old.abs();
+        self.nonzeros = self.nonzeros + usize::from(value != 0.0) - usize::from(old != 0.0);
+        self.beta[j] = value;
+    }
+
+    fn mean_nonzero(&self) -> f64 {
+        if self.nonzeros == 0 { 0.0 } else { self.l1 / self.nonzeros as f64 }
+    }
+
+    fn stats(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let mut total: Option<ShardStats> = None;
+        for partial in partials {
+            let Partial::Stats(s) = partial else { continue };
+            match &mut total {
+                None => total = Some(s),
+                Some(t) => {
+                    t.rows += s.rows;
+                    t.y_sum += s.y_sum;
+                    t.y_sq += s.y_sq;
+                    for (a, b) in t.col_sq.iter_mut().zip(&s.col_sq) {
+                        *a += b;
+                    }
+                    for (a, b) in t.col_sum.iter_mut().zip(&s.col_sum) {
+                        *a += b;
+                    }
+                    for (a, b) in t.col_nnz.iter_mut().zip(&s.col_nnz) {
+                        *a += b;
+                    }
+                    for (a, b) in t.xty.iter_mut().zip(&s.xty) {
+                        *a += b;
+                    }
+                }
+            }
+        }
+        let Some(t) = total else {
+            return Pulled { commit: None, feedback: Feedback::Ready { col_nnz: vec![], excluded: vec![] } };
+        };
+        let p = t.col_sq.len();
+        self.n = t.rows as f64;
+        let y_mean = if self.settings.intercept { t.y_sum / self.n } else { 0.0 };
+        self.lambda_max =
+            t.xty.iter().zip(&t.col_sum).map(|(xty, sum)| (xty - y_mean * sum).abs()).fold(0.0, f64::max) / self.n;
+        self.lambda = match self.settings.lambda {
+            Lambda::Value(l) => l,
+            Lambda::Ratio(r) => r * self.lambda_max,
+        };
+        self.alpha = self.n * self.lambda;
+        self.beta = vec![0.0; p];
+        self.last_commit = vec![NEVER; p];
+        self.screened = vec![false; p];
+        self.active = (0..p as u32).collect();
+        self.y_sum = t.y_sum;
+        self.y_sq = t.y_sq;
+        self.beta0 = y_mean;
+        self.r_sum = t.y_sum - self.n * y_mean;
+        let excluded: Vec<u32> = (0..p as u32).filter(|&j| t.col_sq[j as usize] <= 0.0).collect();
+        self.col_sq = t.col_sq;
+        self.col_sum = t.col_sum;
+        let commit = (y_mean != 0.0).then(|| Assignment::All(Commit { intercept_delta: y_mean, ..Commit::default() }));
+        Pulled { commit, feedback: Feedback::Ready { col_nnz: t.col_nnz, excluded } }
+    }
+
+    fn update(&mut self, round: Round, coords: &[u32], partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let mut sums = vec![0.0; coords.len()];
+        for partial in &partials {
+            if let Partial::Update(dots) = partial {
+                for (s, d) in sums.iter_mut().zip(dots) {
+                    *s += d;
+                }
+            }
+        }
+        let mut deltas = Vec::with_capacity(coords.len());
+        let mut changes = Vec::with_capacity(coords.len());
+        for (&j, &g) in coords.iter().zip(&sums) {
+            let jj = j as usize;
+            let norm = self.col_sq[jj];
+            let last = self.last_commit[jj];
+            if self.screened[jj] || norm <= 0.0 {
+                changes.push((j, 0.0));
+                continue;
+            }
+            if last != NEVER && last >= round.synced {
+                // A commit of this coordinate had not reached the workers when they pushed.
+                self.stale_skips += 1;
+                changes.push((j, 0.0));
+                continue;
+            }
+            let old = self.beta[jj];
+            let new = soft_threshold(g + norm * old, self.alpha) / norm;
+            if !new.is_finite() {
+                self.status = Some(Status::Diverged);
+                changes.push((j, 0.0));
+                continue;
+            }
+            let delta = new - old;
+            self.updates += 1;
+            if delta != 0.0 {
+                self.set_beta(jj, new);
+                self.last_commit[jj] = round.index;
+                self.max_change = self.max_change.max(delta.abs());
+                self.r_sum -= delta * self.col_sum[jj];
+                deltas.push((j, delta));
+            }
+            changes.push((j, delta));
+        }
+        self.update_rounds += 1;
+        let mut intercept_delta = 0.0;
+        if self.settings.intercept && self.n > 0.0 {
+            intercept_delta = self.r_sum / self.n;
+            self.beta0 += intercept_delta;
+            self.r_sum -= intercept_delta * self.n;
+        }
+        let commit = (!deltas.is_empty() || intercept_delta != 0.0)
+            .then(|| Assignment::All(Commit { deltas, intercept_delta, screened: vec![] }));
+        Pulled { commit, feedback: Feedback::Updated { changes, mean_nonzero: self.mean_nonzero(), stop: self.status } }
+    }
+
+    fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let mut xtr = vec![0.0; self.active.len()];
+        let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
+        for partial in &partials {
+            if let Partial::Gap(g) = partial {
+                for (a, b) in xtr.iter_mut().zip(&g.xtr) {
+                    *a += b;
+                }
+                r_sq += g.r_sq;
+                r_sum += g.r_sum;
+                r_dot_y += g.r_dot_y;
+            }
+        }
+        self.r_sum = r_sum;
+        let n = self.n.max(1.0);
+        let (mean, centered) = if self.settings.intercept { (r_sum / n, true) } else { (0.0, false) };
+        let rc_sq = (r_sq - n * mean * mean).max(0.0);
+        let rc_dot_y = r_dot_y - mean * self.y_sum;
+        // X^T r_c over the active coordinates.
+        let mut max_corr = 0.0f64;
+        for (k, &j) in self.active.iter().enumerate() {
+            if centered {
+                xtr[k] -= mean * self.col_sum[j as usize];
+            }
+            max_corr = max_corr.max(xtr[k].abs());
+        }
+        let scale = if max_corr > self.alpha { self.alpha / max_corr } else { 1.0 };
+        let primal_scaled = 0.5 * r_sq + self.alpha * self.l1;
+        let dual_scaled = scale * rc_dot_y - 0.5 * scale * scale * rc_sq;
+        let primal = primal_scaled / n;
+        let dual = dual_scaled / n;
+        let gap_scaled = (primal_scaled - dual_scaled).max(0.0);
+        let relative_gap = if primal > 0.0 { (primal - dual).max(0.0) / primal } else { 0.0 };
+        let report = GapReport { primal, dual, relative_gap };
+        self.last = Some(report);
+
+        let point = TracePoint {
+            round: self.update_rounds,
+            seconds: self.started.elapsed().as_secs_f64(),
+            objective: primal,
+            duality_gap: relative_gap,
+            nnz: self.nonzeros,
+            updates: self.updates,
+        };
+        (self.observer)(&point);
+        self.trace.push(point);
+
+        let initial = self.initial_objective();
+        if self.status.is_none() {
+            if !primal.is_finite() || primal > 1e12 * initial.max(f64::MIN_POSITIVE) {
+                self.status = Some(Status::Diverged);
+            } else if relative_gap <= self.settings.tol {
+                self.status = Some(Status::Converged);
+            } else if let Some(tol) = self.settings.coef_tol {
+                let largest = self.beta.iter().fold(0.0f64, |m, b| m.max(b.abs()));
+                if self.updates > 0 && self.max_change <= tol * largest {
+                    self.status = Some(Status::CoefficientsStable);
+                }
+            }
+        }
+        self.max_change = 0.0;
+        let mut screened_now = Vec::new();
+        let mut deltas = Vec::new();
+        if self.settings.screening && self.status.is_none() && primal.is_finite() {
+            let radius = (2.0 * gap_scaled).sqrt();
+            for (k, correlation) in xtr.iter().enumerate() {
+                let j = self.active[k];
+                let jj = j as usize;
+                let norm_sq =
+                    if centered { self.col_sq[jj] - self.col_sum[jj] * self.col_sum[jj] / n } else { self.col_sq[jj] };
+                if scale * correlation.abs() + radius * norm_sq.max(0.0).sqrt() < self.alpha {
+                    screened_now.push(j);
+                    self.screened[jj] = true;
+                    let old = self.beta[jj];
+                    if old != 0.0 {
+                        deltas.push((j, -old));
+                        self.r_sum += old * self.col_sum[jj];
+                        self.set_beta(jj, 0.0);
+                    }
+                }
+            }
+            if !screened_now.is_empty() {
+                remove_sorted(&mut self.active, &screened_now);
+            }
+        }
+
+        let commit = (!deltas.is_empty() || !screened_now.is_empty())
+            .then(|| Assignment::All(Commit { deltas, intercept_delta: 0.0, screened: screened_now.clone() }));
+        Pulled { commit, feedback: Feedback::Checked { screened: screened_now, stop: self.status } }
+    }
+
+    /// The objective at `beta = 0` (with the best intercept when there is one).
+    fn initial_objective(&self) -> f64 {
+        let n = self.n.max(1.0);
+        let mean = if self.settings.intercept { self.y_sum / n } else { 0.0 };
+        (self.y_sq - n * mean * mean).max(0.0) / (2.0 * n)
+    }
+}
+
+impl Aggregator<LassoProgram> for LassoAggregator<'_> {
+    fn pull(&mut self, round: Round, tasks: &Assignment<Task>, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        match tasks.for_worker(0) {
+            Some(Task::Stats) => self.stats(partials),
+            Some(Task::Update(coords)) => self.update(round, coords, partials),
+            Some(Task::Gap) | None => self.gap(partials),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn soft_threshold_shrinks_towards_zero() {
+        assert_eq!(soft_threshold(3.0, 1.0), 2.0);
+        assert_eq!(soft_threshold(-3.0, 1.0), -2.0);
+        assert_eq!(soft_threshold(0.5, 1.0), 0.0);
+        assert_eq!(soft_threshold(-1.0, 1.0), 0.0);
+    }
+
+    #[test]
+    fn removing_sorted_members() {
+        let mut list = vec![1, 3, 5, 7, 9];
+        remove_sorted(&mut list, &[0, 3, 4, 9, 11]);
+        assert_eq!(list, vec![1, 5, 7]);
+    }
+}
