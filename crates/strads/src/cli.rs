@@ -1,0 +1,277 @@
+//! The command line as typed: raw flags only. Turning them into checked settings happens elsewhere.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Scheduled model-parallel machine learning: schedule, push, pull.
+#[derive(Debug, Parser)]
+#[command(name = "strads", version, about, long_about = None, max_term_width = 110)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Train a Lasso model by scheduled coordinate descent.
+    Lasso(LassoArgs),
+    /// Write a synthetic problem with a known answer.
+    #[command(subcommand)]
+    Gen(GenCommand),
+    /// Generate a small problem, train it with STRADS scheduling and the baselines, and compare.
+    Demo(DemoArgs),
+}
+
+/// Synthetic problems.
+#[derive(Debug, Subcommand)]
+pub enum GenCommand {
+    /// A sparse regression problem with block-correlated features, in LIBSVM format.
+    Lasso(GenLassoArgs),
+}
+
+/// Input data options shared by the training commands.
+#[derive(Debug, Args)]
+pub struct DataArgs {
+    /// Training data: LIBSVM, MatrixMarket (with --labels) or CSV.
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// Input format [default: from the file name, else from its content].
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Labels for a MatrixMarket feature matrix: a MatrixMarket vector or one number per line.
+    #[arg(long, value_name = "PATH")]
+    pub labels: Option<PathBuf>,
+    /// Numbering of LIBSVM feature indices: auto reads a file with an index 0 as 0-based.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub index_base: IndexBaseArg,
+    /// Whether a CSV file starts with a header line.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub header: HeaderArg,
+    /// CSV label column, by 0-based position or header name [default: a column named y, label,
+    /// target or class, else the first].
+    #[arg(long, value_name = "COLUMN")]
+    pub label_column: Option<String>,
+}
+
+/// `strads lasso`.
+#[derive(Debug, Args)]
+pub struct LassoArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// The L1 weight lambda of 1/(2n) ||y - X beta||^2 + lambda ||beta||_1.
+    #[arg(
+        long,
+        value_name = "L",
+        required_unless_present = "lambda_ratio",
+        conflicts_with = "lambda_ratio",
+        allow_negative_numbers = true
+    )]
+    pub lambda: Option<f64>,
+    /// lambda as a fraction of lambda_max = ||X^T y||_inf / n, in (0, 1].
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    pub lambda_ratio: Option<f64>,
+    /// Fit an unpenalized intercept.
+    #[arg(long)]
+    pub intercept: bool,
+    /// Which coordinates each round updates.
+    #[arg(long, value_enum, default_value = "dynamic")]
+    pub scheduler: SchedulerArg,
+    /// Worker threads, each owning a shard of the rows.
+    #[arg(long, value_name = "P", default_value_t = 1)]
+    pub workers: usize,
+    /// Coordinates updated in parallel per round, L [default: 32; sequential: 1].
+    #[arg(long, value_name = "L")]
+    pub set_size: Option<usize>,
+    /// Candidates sampled before the dependency check, L' >= L [default: 2 L].
+    #[arg(long, value_name = "N")]
+    pub candidates: Option<usize>,
+    /// Dependency threshold: keep a candidate only if |corr| with every kept one is below it, in (0, 1].
+    #[arg(long, value_name = "RHO", default_value_t = 0.1, allow_negative_numbers = true)]
+    pub rho: f64,
+    /// Order in which the dependency check considers candidates: as drawn (random, biased to high
+    /// priority) or strictly by priority.
+    #[arg(long, value_enum, default_value = "drawn")]
+    pub candidate_order: CandidateOrderArg,
+    /// Priority of a coordinate: abs = |delta| + b (b = base x mean nonzero |beta|), square = delta^2 + eta.
+    #[arg(long, value_enum, default_value = "abs")]
+    pub priority: PriorityArg,
+    /// The base fraction b of the abs priority.
+    #[arg(long, value_name = "B", default_value_t = 0.01, allow_negative_numbers = true)]
+    pub priority_base: f64,
+    /// The base eta of the square priority.
+    #[arg(long, value_name = "ETA", default_value = "1e-6", allow_negative_numbers = true)]
+    pub eta: f64,
+    /// Rounds of uniform sampling before priorities are used [default: ceil(3 p / L)].
+    #[arg(long, value_name = "N")]
+    pub warmup_rounds: Option<u64>,
+    /// Gap-safe screening: coordinates proven zero at the optimum leave the schedule [default: on
+    /// for dynamic, off for the baselines].
+    #[arg(long, value_enum)]
+    pub screening: Option<Switch>,
+    /// Stop when the relative duality gap is at most this.
+    #[arg(long, value_name = "T", default_value = "1e-6", allow_negative_numbers = true)]
+    pub tol: f64,
+    /// Also stop when no coefficient moved more than this times the largest between two gap checks.
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub coef_tol: Option<f64>,
+    /// Stop after this many update rounds.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_rounds: u64,
+    /// Stop after this many seconds of training [default: no limit].
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub max_seconds: Option<f64>,
+    /// Update rounds between duality-gap checks, or auto (after about one pass over the data's nonzeros).
+    #[arg(long, value_name = "N|auto", default_value = "auto")]
+    pub gap_every: String,
+    /// Rounds scheduled and pushed ahead of the pull (bounded staleness); 0 is synchronous.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub pipeline_depth: usize,
+    /// Seed of the scheduler's sampling.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Folder for summary.json, trace.csv and coefficients.csv (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print nothing (no progress, no final line).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `strads gen lasso`.
+#[derive(Debug, Args)]
+pub struct GenLassoArgs {
+    /// The LIBSVM file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Where to write the true coefficients as index,value lines [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
+    /// Samples.
+    #[arg(long, default_value_t = 1000)]
+    pub rows: usize,
+    /// Features.
+    #[arg(long, default_value_t = 2000)]
+    pub features: usize,
+    /// Features per correlated block.
+    #[arg(long, default_value_t = 10)]
+    pub block: usize,
+    /// Correlation between two features of one block, in [0, 1).
+    #[arg(long, default_value_t = 0.8, allow_negative_numbers = true)]
+    pub correlation: f64,
+    /// Probability that a block is present in a row, in (0, 1].
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    pub density: f64,
+    /// Nonzero true coefficients.
+    #[arg(long, default_value_t = 50)]
+    pub support: usize,
+    /// Standard deviation of the label noise.
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    pub noise: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// `strads demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder for the runs.
+    #[arg(long, value_name = "DIR", default_value = "strads-demo")]
+    pub out: PathBuf,
+    /// Problem size: small runs in seconds, medium in about a minute.
+    #[arg(long, value_enum, default_value = "small")]
+    pub size: DemoSize,
+    /// Worker threads.
+    #[arg(long, value_name = "P", default_value_t = 2)]
+    pub workers: usize,
+    /// Print nothing but the comparison.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Input formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// LIBSVM / svmlight text.
+    Libsvm,
+    /// MatrixMarket matrix (labels in --labels).
+    Mm,
+    /// Dense CSV or TSV with a label column.
+    Csv,
+}
+
+/// LIBSVM index numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IndexBaseArg {
+    /// 0-based if index 0 appears, else 1-based.
+    Auto,
+    /// 0-based.
+    #[value(name = "0")]
+    Zero,
+    /// 1-based.
+    #[value(name = "1")]
+    One,
+}
+
+/// CSV header presence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HeaderArg {
+    /// A header if the first line has a field that is not a number.
+    Auto,
+    /// The first line is a header.
+    Yes,
+    /// No header.
+    No,
+}
+
+/// Lasso schedulers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchedulerArg {
+    /// STRADS: priority sampling and the correlation check.
+    Dynamic,
+    /// L coordinates uniformly at random, no check.
+    Shotgun,
+    /// Round-robin blocks of L coordinates.
+    Cyclic,
+    /// One coordinate at a time, in order.
+    Sequential,
+}
+
+/// Candidate order of the dependency check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CandidateOrderArg {
+    /// As drawn.
+    Drawn,
+    /// Highest priority first.
+    Priority,
+}
+
+/// Priority rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PriorityArg {
+    /// |delta| + b.
+    Abs,
+    /// delta^2 + eta.
+    Square,
+}
+
+/// On or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// Demo sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DemoSize {
+    /// About a second of training per run.
+    Small,
+    /// About ten seconds per run.
+    Medium,
+}

@@ -1,0 +1,48 @@
+//! Why the command failed, and the exit code that says so.
+
+/// A failed command.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input data or options: exit code 2.
+    Input(anyhow::Error),
+    /// The run itself failed: exit code 1.
+    Run(anyhow::Error),
+}
+
+impl Failure {
+    /// The exit code.
+    pub fn code(&self) -> u8 {
+        match self {
+            Failure::Input(_) => 2,
+            Failure::Run(_) => 1,
+        }
+    }
+
+    /// The message, with its causes on one line.
+    pub fn message(&self) -> String {
+        let error = match self {
+            Failure::Input(e) | Failure::Run(e) => e,
+        };
+        format!("{error:#}")
+    }
+
+    /// A bad-input failure from anything displayable.
+    pub fn input(message: impl std::fmt::Display) -> Self {
+        Failure::Input(anyhow::anyhow!("{message}"))
+    }
+}
+
+impl From<strads_data::DataError> for Failure {
+    fn from(error: strads_data::DataError) -> Self {
+        Failure::Input(error.into())
+    }
+}
+
+impl From<strads_lasso::LassoError> for Failure {
+    fn from(error: strads_lasso::LassoError) -> Self {
+        match error {
+            strads_lasso::LassoError::Engine(_) => Failure::Run(error.into()),
+            _ => Failure::Input(error.into()),
+        }
+    }
+}
