@@ -18,7 +18,7 @@ mod output;
 pub use dataset::{Dataset, Format, LoadOptions, load};
 pub use delimited::{Header, LabelColumn, read_csv};
 pub use error::DataError;
-pub use features::{Columns, DenseRows, Features, SparseColumns};
+pub use features::{Columns, DenseRows, Features, SparseColumns, SparseRows};
 pub use libsvm::{IndexBase, parse_libsvm, read_libsvm, write_libsvm};
 pub use matrix_market::{read_matrix_market, read_vector};
 pub use output::{write_atomic, write_string_atomic};

@@ -20,6 +20,15 @@ pub type ParamId = usize;
 pub trait Dependency {
     /// A score in `[0, 1]`: `0` for independent parameters (for Lasso, `|corr(x_a, x_b)|`).
     fn dependency(&mut self, a: ParamId, b: ParamId) -> f64;
+
+    /// Every parameter `b` with `dependency(a, b) >= rho`, when the application can list them more
+    /// cheaply than scoring pairs (sparse data, where few parameters share rows). The filter then
+    /// marks them instead of scoring each candidate against each kept parameter. `None` (the
+    /// default) falls back to pairwise scores.
+    fn dependents(&mut self, a: ParamId, rho: f64) -> Option<&[ParamId]> {
+        let _ = (a, rho);
+        None
+    }
 }
 
 /// A dependency score that treats all parameters as independent.
@@ -104,6 +113,11 @@ pub struct DynamicScheduler {
     base: f64,
     rng: Xoshiro256PlusPlus,
     stats: SelectStats,
+    /// `marks[j] == epoch`: `j` depends on a parameter kept in the current selection.
+    marks: Vec<u32>,
+    /// `drawn[j] == epoch`: `j` is already a candidate of the current selection.
+    drawn: Vec<u32>,
+    epoch: u32,
 }
 
 impl DynamicScheduler {
@@ -124,6 +138,9 @@ impl DynamicScheduler {
             base: 1.0,
             rng,
             stats: SelectStats::default(),
+            marks: vec![0; params],
+            drawn: vec![0; params],
+            epoch: 0,
             config,
         }
     }
@@ -189,15 +206,25 @@ impl DynamicScheduler {
         let uniform = self.config.priority == Priority::Uniform || self.stats.rounds < self.config.warmup_rounds;
         let want = self.config.candidates.max(self.config.set_size);
         let mut candidates: Vec<(f64, ParamId)> = Vec::with_capacity(want);
-        while candidates.len() < want {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.marks.iter_mut().for_each(|m| *m = 0);
+            self.drawn.iter_mut().for_each(|m| *m = 0);
+            self.epoch = 1;
+        }
+        // Drawing with replacement and skipping repeats is sampling without replacement, and it
+        // leaves the trees untouched: only the parameters finally kept go in flight.
+        let mut attempts = 4 * want + 64;
+        while candidates.len() < want && attempts > 0 {
+            attempts -= 1;
             let Some(param) = self.draw(uniform) else {
                 break;
             };
-            let priority = self.weight[param] + self.base;
-            candidates.push((priority, param));
-            // Drawing without replacement: the parameter leaves the trees until the round is pulled.
-            self.in_flight[param] = true;
-            self.refresh(param);
+            if self.drawn[param] == self.epoch {
+                continue;
+            }
+            self.drawn[param] = self.epoch;
+            candidates.push((self.weight[param] + self.base, param));
         }
         self.stats.rounds += 1;
         self.stats.sampled += candidates.len() as u64;
@@ -207,27 +234,44 @@ impl DynamicScheduler {
             candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
         }
         let mut kept: Vec<ParamId> = Vec::with_capacity(self.config.set_size);
-        let mut dropped = Vec::new();
+        // Kept parameters whose dependents the application could not list: checked pair by pair.
+        let mut unlisted: Vec<ParamId> = Vec::new();
         for &(_, param) in &candidates {
             if kept.len() >= self.config.set_size {
-                dropped.push(param);
-                continue;
+                break;
             }
             let independent = match self.config.rho {
                 None => true,
-                Some(rho) => kept.iter().all(|&k| {
-                    self.stats.checks += 1;
-                    dependency.dependency(param, k) < rho
-                }),
+                Some(rho) => {
+                    self.marks[param] != self.epoch
+                        && unlisted.iter().all(|&k| {
+                            self.stats.checks += 1;
+                            dependency.dependency(param, k) < rho
+                        })
+                }
             };
-            if independent {
-                kept.push(param);
-            } else {
+            if !independent {
                 self.stats.rejected += 1;
-                dropped.push(param);
+                continue;
+            }
+            kept.push(param);
+            self.in_flight[param] = true;
+            self.refresh(param);
+            if kept.len() >= self.config.set_size {
+                break;
+            }
+            if let Some(rho) = self.config.rho {
+                match dependency.dependents(param, rho) {
+                    Some(list) => {
+                        self.stats.checks += list.len() as u64;
+                        for &k in list {
+                            self.marks[k] = self.epoch;
+                        }
+                    }
+                    None => unlisted.push(param),
+                }
             }
         }
-        self.complete(&dropped);
         kept
     }
 
@@ -300,6 +344,36 @@ mod tests {
             scheduler.complete(&kept);
         }
         assert!(scheduler.stats().rejected > 0);
+    }
+
+    /// The same groups, listed instead of scored.
+    struct ListedGroups {
+        lists: Vec<Vec<ParamId>>,
+    }
+    impl Dependency for ListedGroups {
+        fn dependency(&mut self, a: ParamId, b: ParamId) -> f64 {
+            Groups.dependency(a, b)
+        }
+        fn dependents(&mut self, a: ParamId, _rho: f64) -> Option<&[ParamId]> {
+            if a % 2 == 0 { Some(&self.lists[a]) } else { None }
+        }
+    }
+
+    #[test]
+    fn listed_dependents_filter_exactly_like_pairwise_scores() {
+        let lists = (0..100).map(|a: usize| (0..100).filter(|b| b / 10 == a / 10 && *b != a).collect()).collect();
+        let mut listed = ListedGroups { lists };
+        let mut pairwise = DynamicScheduler::new(config(100, 8, 32, Some(0.5)));
+        let mut marked = DynamicScheduler::new(config(100, 8, 32, Some(0.5)));
+        for _ in 0..300 {
+            let a = pairwise.select(&mut Groups);
+            let b = marked.select(&mut listed);
+            assert_eq!(a, b);
+            pairwise.complete(&a);
+            marked.complete(&b);
+        }
+        assert!(pairwise.stats().rejected > 0);
+        assert_eq!(pairwise.stats().rejected, marked.stats().rejected);
     }
 
     #[test]

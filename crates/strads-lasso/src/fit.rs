@@ -4,10 +4,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use strads_core::{Launcher, RunOptions, balanced_ranges};
-use strads_data::Dataset;
+use strads_data::{Dataset, Features};
 
 use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker};
-use crate::scheduler::{Budget, LassoScheduler};
+use crate::scheduler::{Budget, Correlation, LassoScheduler};
 use crate::{CheckedParams, LassoError, SchedulerKind};
 
 /// How a run ended.
@@ -93,6 +93,10 @@ pub struct LassoFit {
     pub scheduler: SchedulerKind,
     /// Workers.
     pub workers: usize,
+    /// Coordinates updated per round (`L`).
+    pub set_size: usize,
+    /// Candidates drawn per round (`L'`).
+    pub candidates: usize,
 }
 
 impl LassoFit {
@@ -123,12 +127,17 @@ pub fn fit<L: Launcher>(
     let workers = launcher.workers();
     let ranges = balanced_ranges(&data.x.row_weights(), workers);
     let columns = (raw.scheduler == SchedulerKind::Dynamic && launcher.is_leader()).then(|| data.x.to_columns());
+    let rows = match &data.x {
+        Features::Sparse(rows) => Some(rows),
+        Features::Dense(_) => None,
+    };
     let settings = AggregatorSettings {
         lambda: raw.lambda,
         intercept: raw.intercept,
         screening: params.screening,
         tol: raw.tol,
         coef_tol: raw.coef_tol,
+        working_set: params.working_set,
     };
     let mut started = None;
     let outcome = launcher.run(
@@ -146,7 +155,13 @@ pub fn fit<L: Launcher>(
                 deadline: raw.max_seconds.map(|s| now + Duration::from_secs_f64(s)),
             };
             (
-                LassoScheduler::new(params, features, columns.as_ref(), budget),
+                LassoScheduler::new(
+                    params,
+                    features,
+                    workers,
+                    columns.as_ref().map(|c| Correlation::new(c, rows, params.candidates(workers))),
+                    budget,
+                ),
                 LassoAggregator::new(settings, now, observer),
             )
         },
@@ -172,5 +187,7 @@ pub fn fit<L: Launcher>(
         trace: aggregator.trace,
         scheduler: raw.scheduler,
         workers,
+        set_size: params.set_size(workers),
+        candidates: params.candidates(workers),
     }))
 }

@@ -5,16 +5,17 @@
 //! | `lambda` | (required) | L1 weight, or a fraction of `lambda_max = ||X^T y||_inf / n` | `> 0`; ratio in `(0, 1]` |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
 //! | `scheduler` | `dynamic` | `dynamic`, `shotgun`, `cyclic`, `sequential` | |
-//! | `set_size` | 32 (sequential: 1) | `L`: coordinates updated in parallel per round | `>= 1` |
-//! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic) | `>= L` |
+//! | `set_size` | the number of workers `P` (sequential: 1) | `L`: coordinates updated in parallel per round | `>= 1` |
+//! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic); raised to `L` if smaller | `>= 1` |
 //! | `candidate_order` | `drawn` | order in which the check considers candidates: `drawn` (random, biased to high priority) or `priority` | |
 //! | `rho` | 0.1 | keep a candidate only if `|corr|` with every kept one is below `rho` | `(0, 1]` |
 //! | `priority` | `abs` with `b = 0.01 x mean |beta_j != 0|` | `abs`: `|delta| + b`; `square`: `delta^2 + eta` | `b, eta > 0` |
-//! | `warmup_rounds` | `ceil(3 p / L)` | rounds of uniform sampling before priorities | `>= 0` |
+//! | `warmup_rounds` | `ceil(3 p / L)`, 0 with a working set | rounds of uniform sampling before priorities | `>= 0` |
 //! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 | |
+//! | `working_set` | 100 for dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
-//! | `max_rounds` | 1,000,000 | stop after this many rounds | `>= 1` |
+//! | `max_rounds` | none | stop after this many rounds | `>= 1` |
 //! | `max_seconds` | none | stop after this much training time | `> 0` |
 //! | `gap_every` | auto | rounds between duality-gap checks; auto checks after about one pass of work over the data | `>= 1` |
 //! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness) | `>= 0` |
@@ -92,7 +93,7 @@ pub struct LassoParams {
     pub intercept: bool,
     /// The scheduler.
     pub scheduler: SchedulerKind,
-    /// `L`, or `None` for the scheduler's default.
+    /// `L`, or `None` for the number of workers (1 for `sequential`).
     pub set_size: Option<usize>,
     /// `L'`, or `None` for `2 L`.
     pub candidates: Option<usize>,
@@ -106,12 +107,15 @@ pub struct LassoParams {
     pub warmup_rounds: Option<u64>,
     /// Gap-safe screening, or `None` for on with `dynamic` and off otherwise.
     pub screening: Option<bool>,
+    /// Initial working-set size (`Some(0)` turns working sets off), or `None` for 100 with
+    /// `dynamic` and off otherwise.
+    pub working_set: Option<usize>,
     /// Relative duality gap to stop at.
     pub tol: f64,
     /// Coefficient-change tolerance to stop at, relative to the largest coefficient.
     pub coef_tol: Option<f64>,
-    /// Most rounds.
-    pub max_rounds: u64,
+    /// Most update rounds, or `None` for no limit.
+    pub max_rounds: Option<u64>,
     /// Most seconds of training.
     pub max_seconds: Option<f64>,
     /// When to compute the duality gap.
@@ -136,9 +140,10 @@ impl LassoParams {
             priority: PriorityRule::Absolute { base_fraction: 0.01 },
             warmup_rounds: None,
             screening: None,
+            working_set: None,
             tol: 1e-6,
             coef_tol: None,
-            max_rounds: 1_000_000,
+            max_rounds: None,
             max_seconds: None,
             gap_every: GapEvery::Auto,
             pipeline_depth: 0,
@@ -156,21 +161,22 @@ impl LassoParams {
             }
             _ => {}
         }
-        let set_size = self.set_size.unwrap_or(match self.scheduler {
-            SchedulerKind::Sequential => 1,
-            _ => 32,
-        });
-        if set_size == 0 {
+        if self.set_size == Some(0) {
             return bad("set size must be at least 1".into());
         }
-        if self.scheduler == SchedulerKind::Sequential && set_size != 1 {
+        if self.scheduler == SchedulerKind::Sequential && self.set_size.is_some_and(|l| l != 1) {
             return bad(format!(
-                "the sequential scheduler updates one coordinate per round, got a set size of {set_size}"
+                "the sequential scheduler updates one coordinate per round, got a set size of {}",
+                self.set_size.unwrap_or(1)
             ));
         }
-        let candidates = self.candidates.unwrap_or(2 * set_size);
-        if candidates < set_size {
-            return bad(format!("candidates ({candidates}) must be at least the set size ({set_size})"));
+        if let (Some(l), Some(c)) = (self.set_size, self.candidates)
+            && c < l
+        {
+            return bad(format!("candidates ({c}) must be at least the set size ({l})"));
+        }
+        if self.candidates == Some(0) {
+            return bad("candidates must be at least 1".into());
         }
         if !(self.rho > 0.0 && self.rho <= 1.0) {
             return bad(format!("rho must be in (0, 1], got {}", self.rho));
@@ -192,7 +198,7 @@ impl LassoParams {
         {
             return bad(format!("coef-tol must be >= 0, got {t}"));
         }
-        if self.max_rounds == 0 {
+        if self.max_rounds == Some(0) {
             return bad("max rounds must be at least 1".into());
         }
         if let Some(s) = self.max_seconds
@@ -204,19 +210,22 @@ impl LassoParams {
             return bad("gap-every must be at least 1 round".into());
         }
         let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic);
-        Ok(CheckedParams { set_size, candidates, screening, raw: self })
+        let working_set = match self.working_set {
+            Some(0) => None,
+            Some(size) => Some(size),
+            None => (self.scheduler == SchedulerKind::Dynamic).then_some(100),
+        };
+        Ok(CheckedParams { screening, working_set, raw: self })
     }
 }
 
 /// Settings that passed every check, with the scheduler-dependent defaults filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckedParams {
-    /// `L`.
-    pub set_size: usize,
-    /// `L'`.
-    pub candidates: usize,
     /// Whether gap-safe screening is on.
     pub screening: bool,
+    /// The initial working-set size, when working sets are on.
+    pub working_set: Option<usize>,
     raw: LassoParams,
 }
 
@@ -226,9 +235,28 @@ impl CheckedParams {
         &self.raw
     }
 
-    /// Uniform warm-up rounds for `features` coordinates.
-    pub fn warmup_rounds(&self, features: usize) -> u64 {
-        self.raw.warmup_rounds.unwrap_or_else(|| (3 * features).div_ceil(self.set_size) as u64)
+    /// `L` on `workers` workers.
+    pub fn set_size(&self, workers: usize) -> usize {
+        match (self.raw.set_size, self.raw.scheduler) {
+            (Some(l), _) => l,
+            (None, SchedulerKind::Sequential) => 1,
+            (None, _) => workers.max(1),
+        }
+    }
+
+    /// `L'` on `workers` workers.
+    pub fn candidates(&self, workers: usize) -> usize {
+        let set_size = self.set_size(workers);
+        self.raw.candidates.unwrap_or(2 * set_size).max(set_size)
+    }
+
+    /// Uniform warm-up rounds for `features` coordinates on `workers` workers.
+    pub fn warmup_rounds(&self, features: usize, workers: usize) -> u64 {
+        match (self.raw.warmup_rounds, self.working_set) {
+            (Some(rounds), _) => rounds,
+            (None, Some(_)) => 0,
+            (None, None) => (3 * features).div_ceil(self.set_size(workers)) as u64,
+        }
     }
 }
 
@@ -253,9 +281,17 @@ mod tests {
         assert!(check(|p| p.rho = 0.0).unwrap_err().contains("rho"));
         assert!(check(|p| p.rho = 1.5).unwrap_err().contains("rho"));
         assert!(check(|p| p.set_size = Some(0)).unwrap_err().contains("set size"));
-        assert!(check(|p| p.candidates = Some(1)).unwrap_err().contains("candidates"));
+        assert!(
+            check(|p| {
+                p.set_size = Some(4);
+                p.candidates = Some(1);
+            })
+            .unwrap_err()
+            .contains("candidates")
+        );
+        assert!(check(|p| p.candidates = Some(0)).unwrap_err().contains("candidates"));
         assert!(check(|p| p.tol = -1.0).unwrap_err().contains("tol"));
-        assert!(check(|p| p.max_rounds = 0).unwrap_err().contains("max rounds"));
+        assert!(check(|p| p.max_rounds = Some(0)).unwrap_err().contains("max rounds"));
         assert!(check(|p| p.gap_every = GapEvery::Rounds(0)).unwrap_err().contains("gap-every"));
         assert!(
             check(|p| {
@@ -270,11 +306,17 @@ mod tests {
     #[test]
     fn defaults_depend_on_the_scheduler() {
         let dynamic = LassoParams::new(Lambda::Ratio(0.1)).check().unwrap();
-        assert_eq!((dynamic.set_size, dynamic.candidates, dynamic.screening), (32, 64, true));
-        assert_eq!(dynamic.warmup_rounds(100), 10);
+        assert_eq!((dynamic.set_size(4), dynamic.candidates(4), dynamic.screening), (4, 8, true));
+        assert_eq!(dynamic.working_set, Some(100));
+        assert_eq!(dynamic.warmup_rounds(100, 4), 0);
+        let mut p = LassoParams::new(Lambda::Ratio(0.1));
+        p.working_set = Some(0);
+        assert_eq!(p.clone().check().unwrap().warmup_rounds(100, 10), 30);
+        p.candidates = Some(3);
+        assert_eq!(p.check().unwrap().candidates(8), 8, "raised to L");
         let mut p = LassoParams::new(Lambda::Ratio(0.1));
         p.scheduler = SchedulerKind::Sequential;
         let sequential = p.check().unwrap();
-        assert_eq!((sequential.set_size, sequential.screening), (1, false));
+        assert_eq!((sequential.set_size(4), sequential.screening, sequential.working_set), (1, false, None));
     }
 }

@@ -115,6 +115,8 @@ pub enum Feedback {
     Checked {
         /// Coordinates newly screened out.
         screened: Vec<u32>,
+        /// The coordinates to update until the next check (sorted), when working sets are on.
+        working_set: Option<Vec<u32>>,
         /// Set when the run should end.
         stop: Option<Status>,
     },
@@ -223,6 +225,8 @@ pub struct AggregatorSettings {
     pub tol: f64,
     /// Coefficient-change tolerance.
     pub coef_tol: Option<f64>,
+    /// Initial working-set size, when working sets are on.
+    pub working_set: Option<usize>,
 }
 
 const NEVER: u64 = u64::MAX;
@@ -251,6 +255,7 @@ pub struct LassoAggregator<'o> {
     l1: f64,
     nonzeros: usize,
     max_change: f64,
+    working_set_size: usize,
     /// The outcome of the latest gap check.
     pub(crate) last: Option<GapReport>,
     pub(crate) trace: Vec<TracePoint>,
@@ -299,6 +304,7 @@ impl<'o> LassoAggregator<'o> {
             l1: 0.0,
             nonzeros: 0,
             max_change: 0.0,
+            working_set_size: 0,
             last: None,
             trace: vec![],
             updates: 0,
@@ -515,32 +521,60 @@ impl<'o> LassoAggregator<'o> {
         self.max_change = 0.0;
         let mut screened_now = Vec::new();
         let mut deltas = Vec::new();
-        if self.settings.screening && self.status.is_none() && primal.is_finite() {
-            let radius = (2.0 * gap_scaled).sqrt();
-            for (k, correlation) in xtr.iter().enumerate() {
-                let j = self.active[k];
-                let jj = j as usize;
-                let norm_sq =
-                    if centered { self.col_sq[jj] - self.col_sum[jj] * self.col_sum[jj] / n } else { self.col_sq[jj] };
-                if scale * correlation.abs() + radius * norm_sq.max(0.0).sqrt() < self.alpha {
-                    screened_now.push(j);
-                    self.screened[jj] = true;
-                    let old = self.beta[jj];
-                    if old != 0.0 {
-                        deltas.push((j, -old));
-                        self.r_sum += old * self.col_sum[jj];
-                        self.set_beta(jj, 0.0);
-                    }
+        let screening = self.settings.screening && self.status.is_none() && primal.is_finite();
+        let radius = (2.0 * gap_scaled).sqrt();
+        // Distance of each remaining coordinate to its optimality bound, for the working set.
+        let mut scores: Vec<(f64, u32)> = Vec::new();
+        for (k, correlation) in xtr.iter().enumerate() {
+            let j = self.active[k];
+            let jj = j as usize;
+            let norm =
+                if centered { self.col_sq[jj] - self.col_sum[jj] * self.col_sum[jj] / n } else { self.col_sq[jj] };
+            let norm = norm.max(0.0).sqrt();
+            if screening && scale * correlation.abs() + radius * norm < self.alpha {
+                screened_now.push(j);
+                self.screened[jj] = true;
+                let old = self.beta[jj];
+                if old != 0.0 {
+                    deltas.push((j, -old));
+                    self.r_sum += old * self.col_sum[jj];
+                    self.set_beta(jj, 0.0);
                 }
+                continue;
             }
-            if !screened_now.is_empty() {
-                remove_sorted(&mut self.active, &screened_now);
+            if self.settings.working_set.is_some() {
+                let score = if self.beta[jj] != 0.0 {
+                    f64::NEG_INFINITY
+                } else if norm > 0.0 {
+                    (self.alpha - scale * correlation.abs()) / norm
+                } else {
+                    f64::INFINITY
+                };
+                scores.push((score, j));
             }
         }
+        if !screened_now.is_empty() {
+            remove_sorted(&mut self.active, &screened_now);
+        }
+        let working_set = match self.settings.working_set {
+            Some(minimum) if self.status.is_none() => {
+                // Grow, never shrink: at least the minimum, twice the nonzeros and the last size.
+                let size = minimum.max(2 * self.nonzeros).max(self.working_set_size).min(scores.len());
+                self.working_set_size = size;
+                if size < scores.len() {
+                    scores.select_nth_unstable_by(size, |a, b| a.0.total_cmp(&b.0));
+                    scores.truncate(size);
+                }
+                let mut set: Vec<u32> = scores.into_iter().map(|(_, j)| j).collect();
+                set.sort_unstable();
+                Some(set)
+            }
+            _ => None,
+        };
 
         let commit = (!deltas.is_empty() || !screened_now.is_empty())
             .then(|| Assignment::All(Commit { deltas, intercept_delta: 0.0, screened: screened_now.clone() }));
-        Pulled { commit, feedback: Feedback::Checked { screened: screened_now, stop: self.status } }
+        Pulled { commit, feedback: Feedback::Checked { screened: screened_now, working_set, stop: self.status } }
     }
 
     /// The objective at `beta = 0` (with the best intercept when there is one).

@@ -7,40 +7,96 @@
 //! on one consistent model), screened coordinates leaving the schedule, and a final gap check
 //! when a budget of rounds or seconds runs out.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::time::Instant;
 
 use strads_core::{Decision, Plan, Round, Scheduler, Slot};
-use strads_data::Columns;
+use strads_data::{Columns, SparseRows};
 use strads_engine::{Dependency, DynamicConfig, DynamicScheduler, Priority, RoundRobin, SelectStats};
 
 use crate::program::{Feedback, LassoProgram, Task};
 use crate::{CheckedParams, GapEvery, PriorityRule, SchedulerKind, Status};
 
-/// `|corr(x_a, x_b)|` between two columns (centred when the model has an intercept), cached.
+/// The dependency of two coordinates: `|x_a . x_b| / (||x_a|| ||x_b||)`, the normalized
+/// off-diagonal of the Hessian, which is what makes parallel updates of `a` and `b` interfere.
+///
+/// Pairs are scored on demand and cached. On sparse data, once a coordinate has been kept often
+/// enough to pay for it, the coordinates that depend on it are listed by walking the rows it
+/// appears in, so the filter marks them instead of scoring pairs. A list of `a` costs about
+/// `nnz(x_a) x` the mean row length; scoring `a` against the other candidates of a round costs
+/// about `2 nnz(x_a) L'`; so `a` is listed after it was kept `mean row length / (2 L')` times,
+/// and only when rounds draw many candidates (cached pair scores win otherwise).
 pub struct Correlation<'a> {
     x: &'a Columns,
-    mean: Vec<f64>,
+    rows: Option<&'a SparseRows>,
     norm: Vec<f64>,
-    rows: f64,
-    centered: bool,
-    cache: HashMap<u64, f32>,
+    cache: FxHashMap<u64, f32>,
+    lists: Vec<Option<Box<[usize]>>>,
+    kept: Vec<u32>,
+    list_after: u32,
+    /// The column last scattered into `dense`.
+    scattered: Option<usize>,
+    dense: Vec<f64>,
+    sums: Vec<f64>,
 }
 
 /// Pairs cached before the cache is cleared (about 100 MB at most).
 const CACHE_LIMIT: usize = 4_000_000;
 
+/// Rounds drawing fewer candidates than this never list dependents (measured on news20 and a
+/// generated problem: lists cost more than they save below about 32 candidates).
+const LIST_FROM_CANDIDATES: usize = 32;
+
 impl<'a> Correlation<'a> {
-    /// Correlations between the columns of `x`.
-    pub fn new(x: &'a Columns, centered: bool) -> Self {
-        let rows = x.rows() as f64;
-        let (mut mean, mut norm) = (Vec::with_capacity(x.cols()), Vec::with_capacity(x.cols()));
-        for j in 0..x.cols() {
-            let m = if centered && rows > 0.0 { x.sum(j) / rows } else { 0.0 };
-            mean.push(m);
-            norm.push((x.sq_norm(j) - rows * m * m).max(0.0).sqrt());
+    /// Correlations between the columns of `x`; `rows` is the same matrix by rows, when sparse;
+    /// `candidates` is the number of candidates a round draws (`L'`).
+    pub fn new(x: &'a Columns, rows: Option<&'a SparseRows>, candidates: usize) -> Self {
+        let norm = (0..x.cols()).map(|j| x.sq_norm(j).sqrt()).collect();
+        let p = x.cols();
+        let listing = rows.is_some();
+        let mean_row = x.nnz() as f64 / x.rows().max(1) as f64;
+        // With few candidates a round, cached pair scores are cheaper than any list.
+        let list_after = if candidates < LIST_FROM_CANDIDATES {
+            u32::MAX
+        } else {
+            (mean_row / (2.0 * candidates as f64)).ceil().clamp(1.0, 1e6) as u32
+        };
+        Correlation {
+            x,
+            rows,
+            norm,
+            cache: FxHashMap::default(),
+            lists: if listing { vec![None; p] } else { vec![] },
+            kept: if listing { vec![0; p] } else { vec![] },
+            list_after,
+            scattered: None,
+            dense: vec![],
+            sums: if listing { vec![0.0; p] } else { vec![] },
         }
-        Correlation { x, mean, norm, rows, centered, cache: HashMap::new() }
+    }
+}
+
+impl Correlation<'_> {
+    /// `x_a . x_b`. The filter asks about one candidate `a` against each kept `b` in turn, so a
+    /// sparse `b` is scattered into a dense column once and every `a` gathered against it.
+    fn dot(&mut self, a: usize, b: usize) -> f64 {
+        let Columns::Sparse(m) = self.x else { return self.x.dot_columns(a, b) };
+        if self.scattered != Some(b) {
+            if let Some(old) = self.scattered.take() {
+                for &i in &m.indices[m.indptr[old]..m.indptr[old + 1]] {
+                    self.dense[i as usize] = 0.0;
+                }
+            }
+            if self.dense.len() != m.rows {
+                self.dense = vec![0.0; m.rows];
+            }
+            let range = m.indptr[b]..m.indptr[b + 1];
+            for (&i, &v) in m.indices[range.clone()].iter().zip(&m.data[range]) {
+                self.dense[i as usize] = v;
+            }
+            self.scattered = Some(b);
+        }
+        self.x.dot(a, &self.dense)
     }
 }
 
@@ -52,25 +108,56 @@ impl Dependency for Correlation<'_> {
             return f64::from(c);
         }
         let denominator = self.norm[lo] * self.norm[hi];
-        let corr = if denominator > 0.0 {
-            let mut dot = self.x.dot_columns(lo, hi);
-            if self.centered {
-                dot -= self.rows * self.mean[lo] * self.mean[hi];
-            }
-            (dot / denominator).abs().min(1.0)
-        } else {
-            0.0
-        };
+        let corr = if denominator > 0.0 { (self.dot(a, b) / denominator).abs().min(1.0) } else { 0.0 };
         if self.cache.len() >= CACHE_LIMIT {
             self.cache.clear();
         }
         self.cache.insert(key, corr as f32);
         corr
     }
+
+    fn dependents(&mut self, a: usize, rho: f64) -> Option<&[usize]> {
+        let rows = self.rows?;
+        if self.lists[a].is_none() {
+            if self.kept[a] < self.list_after {
+                self.kept[a] += 1;
+                return None;
+            }
+            let Columns::Sparse(columns) = self.x else { return None };
+            let range = columns.indptr[a]..columns.indptr[a + 1];
+            let indptr = rows.indptr();
+            let indptr = indptr.raw_storage();
+            let (row_indices, row_values) = (rows.indices(), rows.data());
+            let entries = || columns.indices[range.clone()].iter().zip(&columns.data[range.clone()]);
+            // Two passes over the same rows: add up every dot product with `a`, then read each
+            // one back once (zeroing it, so a coordinate seen in several rows is read once).
+            for (&i, &v) in entries() {
+                let row = indptr[i as usize]..indptr[i as usize + 1];
+                for (&k, &w) in row_indices[row.clone()].iter().zip(&row_values[row]) {
+                    self.sums[k as usize] += v * w;
+                }
+            }
+            let bound = rho * self.norm[a];
+            let mut list = Vec::new();
+            for (&i, _) in entries() {
+                let row = indptr[i as usize]..indptr[i as usize + 1];
+                for &k in &row_indices[row] {
+                    let k = k as usize;
+                    let sum = std::mem::take(&mut self.sums[k]);
+                    if sum != 0.0 && k != a && sum.abs() >= bound * self.norm[k] {
+                        list.push(k);
+                    }
+                }
+            }
+            list.sort_unstable();
+            self.lists[a] = Some(list.into_boxed_slice());
+        }
+        self.lists[a].as_deref()
+    }
 }
 
 enum Order<'a> {
-    Dynamic { sampler: DynamicScheduler, dependency: Correlation<'a>, rule: PriorityRule },
+    Dynamic { sampler: DynamicScheduler, dependency: Box<Correlation<'a>>, rule: PriorityRule },
     Shotgun { sampler: DynamicScheduler },
     Cyclic { plan: RoundRobin, excluded: Vec<bool>, next: u64 },
 }
@@ -79,7 +166,7 @@ enum Order<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     /// Most update rounds.
-    pub max_rounds: u64,
+    pub max_rounds: Option<u64>,
     /// When training must end.
     pub deadline: Option<Instant>,
 }
@@ -95,6 +182,11 @@ pub struct LassoScheduler<'a> {
     gap_pending: bool,
     final_gap: bool,
     col_nnz: Vec<u64>,
+    screened: Vec<bool>,
+    /// Membership of the current working set; everything is in it until the first check.
+    in_working_set: Vec<bool>,
+    working_sets: bool,
+    check_now: bool,
     active_nnz: u64,
     work_since_gap: u64,
     rounds_since_gap: u64,
@@ -104,30 +196,36 @@ pub struct LassoScheduler<'a> {
 }
 
 impl<'a> LassoScheduler<'a> {
-    /// A scheduler for `features` coordinates; `columns` (all rows) is needed by `dynamic` only.
-    pub fn new(params: &CheckedParams, features: usize, columns: Option<&'a Columns>, budget: Budget) -> Self {
+    /// A scheduler for `features` coordinates; `dependency` (over all rows) is needed by `dynamic` only.
+    pub fn new(
+        params: &CheckedParams,
+        features: usize,
+        workers: usize,
+        dependency: Option<Correlation<'a>>,
+        budget: Budget,
+    ) -> Self {
         let raw = params.raw();
         let config = |priority, rho: Option<f64>| DynamicConfig {
             params: features,
-            set_size: params.set_size,
-            candidates: if rho.is_some() { params.candidates } else { params.set_size },
+            set_size: params.set_size(workers),
+            candidates: if rho.is_some() { params.candidates(workers) } else { params.set_size(workers) },
             rho,
             priority,
             order: raw.candidate_order,
-            warmup_rounds: params.warmup_rounds(features),
+            warmup_rounds: params.warmup_rounds(features, workers),
             seed: raw.seed,
         };
-        let order = match (raw.scheduler, columns) {
-            (SchedulerKind::Dynamic, Some(columns)) => Order::Dynamic {
+        let order = match (raw.scheduler, dependency) {
+            (SchedulerKind::Dynamic, Some(dependency)) => Order::Dynamic {
                 sampler: DynamicScheduler::new(config(Priority::Weighted, Some(raw.rho))),
-                dependency: Correlation::new(columns, raw.intercept),
+                dependency: Box::new(dependency),
                 rule: raw.priority,
             },
             (SchedulerKind::Dynamic | SchedulerKind::Shotgun, _) => {
                 Order::Shotgun { sampler: DynamicScheduler::new(config(Priority::Uniform, None)) }
             }
             (SchedulerKind::Cyclic | SchedulerKind::Sequential, _) => Order::Cyclic {
-                plan: RoundRobin::new(features, params.set_size),
+                plan: RoundRobin::new(features, params.set_size(workers)),
                 excluded: vec![false; features],
                 next: 0,
             },
@@ -142,6 +240,10 @@ impl<'a> LassoScheduler<'a> {
             gap_pending: false,
             final_gap: false,
             col_nnz: vec![],
+            screened: vec![false; features],
+            in_working_set: vec![true; features],
+            working_sets: params.working_set.is_some(),
+            check_now: false,
             active_nnz: 0,
             work_since_gap: 0,
             rounds_since_gap: 0,
@@ -159,28 +261,42 @@ impl<'a> LassoScheduler<'a> {
         }
     }
 
-    fn exclude(&mut self, j: u32) {
+    /// Removes a coordinate for good (screened out, or a column of zeros).
+    fn screen(&mut self, j: u32) {
         let jj = j as usize;
+        if !self.screened[jj] {
+            self.screened[jj] = true;
+            self.active_nnz -= self.col_nnz.get(jj).copied().unwrap_or(0);
+            self.set_excluded(jj, true);
+        }
+    }
+
+    /// Replaces the working set: coordinates outside it wait for the next gap check.
+    fn set_working_set(&mut self, set: &[u32]) {
+        let mut inside = vec![false; self.screened.len()];
+        for &j in set {
+            inside[j as usize] = true;
+        }
+        let previous = std::mem::replace(&mut self.in_working_set, inside);
+        for (j, &was_inside) in previous.iter().enumerate() {
+            if was_inside != self.in_working_set[j] || (self.screened[j] && was_inside) {
+                let excluded = self.screened[j] || !self.in_working_set[j];
+                self.set_excluded(j, excluded);
+            }
+        }
+    }
+
+    fn set_excluded(&mut self, j: usize, excluded: bool) {
         match &mut self.order {
-            Order::Dynamic { sampler, .. } | Order::Shotgun { sampler } => {
-                if !sampler.is_excluded(jj) {
-                    sampler.set_excluded(jj, true);
-                    self.active_nnz -= self.col_nnz.get(jj).copied().unwrap_or(0);
-                }
-            }
-            Order::Cyclic { excluded, .. } => {
-                if !excluded[jj] {
-                    excluded[jj] = true;
-                    self.active_nnz -= self.col_nnz.get(jj).copied().unwrap_or(0);
-                }
-            }
+            Order::Dynamic { sampler, .. } | Order::Shotgun { sampler } => sampler.set_excluded(j, excluded),
+            Order::Cyclic { excluded: flags, .. } => flags[j] = excluded,
         }
     }
 
     fn next_coords(&mut self) -> Vec<u32> {
         match &mut self.order {
             Order::Dynamic { sampler, dependency, .. } => {
-                sampler.select(dependency).into_iter().map(|j| j as u32).collect()
+                sampler.select(dependency.as_mut()).into_iter().map(|j| j as u32).collect()
             }
             Order::Shotgun { sampler } => {
                 sampler.select(&mut strads_engine::NoDependency).into_iter().map(|j| j as u32).collect()
@@ -200,10 +316,11 @@ impl<'a> LassoScheduler<'a> {
     }
 
     fn gap_due(&self) -> bool {
-        match self.gap_every {
-            GapEvery::Rounds(k) => self.rounds_since_gap >= k,
-            GapEvery::Auto => self.rounds_since_gap > 0 && self.work_since_gap >= self.active_nnz,
-        }
+        self.check_now
+            || match self.gap_every {
+                GapEvery::Rounds(k) => self.rounds_since_gap >= k,
+                GapEvery::Auto => self.rounds_since_gap > 0 && self.work_since_gap >= self.active_nnz,
+            }
     }
 
     fn gap(&mut self, slot: Slot) -> Decision<Task> {
@@ -211,6 +328,7 @@ impl<'a> LassoScheduler<'a> {
             return Decision::Wait;
         }
         self.gap_pending = true;
+        self.check_now = false;
         self.work_since_gap = 0;
         self.rounds_since_gap = 0;
         self.gap_checks += 1;
@@ -230,16 +348,12 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
         if !self.ready || self.gap_pending {
             return Decision::Wait;
         }
-        let out_of_budget = self.update_rounds >= self.budget.max_rounds
-            || self.budget.deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        let rounds_spent = self.budget.max_rounds.is_some_and(|max| self.update_rounds >= max);
+        let out_of_budget = rounds_spent || self.budget.deadline.is_some_and(|deadline| Instant::now() >= deadline);
         if out_of_budget {
             self.final_gap = true;
             if self.status.is_none() {
-                self.status = Some(if self.update_rounds >= self.budget.max_rounds {
-                    Status::MaxRounds
-                } else {
-                    Status::MaxSeconds
-                });
+                self.status = Some(if rounds_spent { Status::MaxRounds } else { Status::MaxSeconds });
             }
             return self.gap(slot);
         }
@@ -267,9 +381,11 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 self.active_nnz = col_nnz.iter().sum();
                 self.col_nnz = col_nnz;
                 for j in excluded {
-                    self.exclude(j);
+                    self.screen(j);
                 }
                 self.ready = true;
+                // A working set comes from a gap check: the first one is made at once.
+                self.check_now = self.working_sets;
             }
             Feedback::Updated { changes, mean_nonzero, stop } => {
                 match &mut self.order {
@@ -299,10 +415,13 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     self.done = true;
                 }
             }
-            Feedback::Checked { screened, stop } => {
+            Feedback::Checked { screened, working_set, stop } => {
                 self.gap_pending = false;
                 for j in screened {
-                    self.exclude(j);
+                    self.screen(j);
+                }
+                if let Some(set) = working_set {
+                    self.set_working_set(&set);
                 }
                 if let Some(stop) = stop {
                     self.status = Some(stop);

@@ -71,7 +71,7 @@ fn the_dynamic_scheduler_needs_fewer_updates_than_shotgun_on_correlated_data() {
             p.screening = Some(false);
             p.tol = 1e-6;
             p.gap_every = GapEvery::Rounds(5);
-            p.max_rounds = 200_000;
+            p.max_rounds = Some(200_000);
             let model = run(&data, p, workers);
             let reached = model.trace.iter().find(|t| t.objective <= target * (1.0 + 1e-4));
             reached.map(|t| t.updates).unwrap_or(u64::MAX)
@@ -100,7 +100,7 @@ fn shotgun_diverges_where_the_dependency_check_does_not() {
     let mut p = params(SchedulerKind::Shotgun, lambda_max / 10.0, false);
     p.set_size = Some(32);
     p.tol = 1e-8;
-    p.max_rounds = 20_000;
+    p.max_rounds = Some(20_000);
     let shotgun = run(&data, p.clone(), 2);
     assert_eq!(shotgun.status, Status::Diverged, "gap {}", shotgun.duality_gap);
     p.scheduler = SchedulerKind::Dynamic;
@@ -187,7 +187,7 @@ fn lambda_at_or_above_lambda_max_gives_all_zero_coefficients() {
 fn budgets_stop_the_run_with_a_final_gap_check() {
     let data = problem(0.5, 8);
     let mut p = params(SchedulerKind::Sequential, 0.01, false);
-    p.max_rounds = 50;
+    p.max_rounds = Some(50);
     let model = run(&data, p, 2);
     assert_eq!(model.status, Status::MaxRounds);
     assert_eq!(model.rounds, 50);
@@ -215,7 +215,7 @@ fn drawn_candidate_order_does_not_starve_dependent_coordinates() {
     let mut p = params(SchedulerKind::Dynamic, lambda_max / 10.0, false);
     p.set_size = Some(32);
     p.tol = 1e-8;
-    p.max_rounds = 20_000;
+    p.max_rounds = Some(20_000);
     let drawn = run(&data, p.clone(), 1);
     assert_eq!(drawn.status, Status::Converged, "gap {}", drawn.duality_gap);
     p.candidate_order = strads_engine::CandidateOrder::Priority;

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvError, Sender, TryRecvError, channel};
 use std::thread;
 
 use strads_core::{
@@ -22,16 +22,37 @@ use strads_engine::{Transport, drive, push_on};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Embedded {
     workers: usize,
+    spin: u32,
 }
+
+/// Polls before a receive blocks, when every worker has a core of its own: waking a sleeping
+/// thread costs tens of microseconds, about as much as a whole round of a sparse Lasso.
+const SPIN_POLLS: u32 = 4000;
 
 impl Embedded {
     /// A runtime with `workers` workers (at least 1). One of them runs on the calling thread.
+    ///
+    /// Waiting threads poll for a short while before they sleep, unless there are more workers
+    /// than cores (then polling would only take time from a thread that has work).
     pub fn new(workers: usize) -> Result<Self, EngineError> {
         if workers == 0 {
             return Err(EngineError::Options("the number of workers must be at least 1".into()));
         }
-        Ok(Embedded { workers })
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(Embedded { workers, spin: if workers <= cores { SPIN_POLLS } else { 0 } })
     }
+}
+
+/// Receives a message, polling `spin` times before blocking.
+fn receive<T>(from: &Receiver<T>, spin: u32) -> Result<T, RecvError> {
+    for _ in 0..spin {
+        match from.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(RecvError),
+            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+        }
+    }
+    from.recv()
 }
 
 enum Command<P: Program> {
@@ -57,6 +78,7 @@ struct Ring<B> {
     left_id: WorkerId,
     own: Receiver<B>,
     right_id: WorkerId,
+    spin: u32,
 }
 
 impl Launcher for Embedded {
@@ -88,7 +110,7 @@ impl Launcher for Embedded {
                 .enumerate()
                 .map(|(id, own)| {
                     let left_id = (id + workers - 1) % workers;
-                    Ring { left: senders[left_id].clone(), left_id, own, right_id: (id + 1) % workers }
+                    Ring { left: senders[left_id].clone(), left_id, own, right_id: (id + 1) % workers, spin: self.spin }
                 })
                 .collect();
             drop(senders);
@@ -120,7 +142,7 @@ impl Launcher for Embedded {
                 }
             }
 
-            let mut transport = Threads { worker0, ring0, remotes, pending0: VecDeque::new() };
+            let mut transport = Threads { worker0, ring0, remotes, pending0: VecDeque::new(), spin: self.spin };
             let (mut scheduler, mut aggregator) = make_leader();
             drive(&mut scheduler, &mut aggregator, &mut transport, options)?;
             Ok(Some((scheduler, aggregator)))
@@ -144,7 +166,7 @@ fn push_and_rotate<P: Program, W: Worker<P>>(
     if plan.rotate {
         let block = worker.pass_block().ok_or(EngineError::NoBlock { round: round.index, worker: id })?;
         ring.left.send(block).map_err(|_| stopped(ring.left_id))?;
-        let incoming = ring.own.recv().map_err(|_| stopped(ring.right_id))?;
+        let incoming = receive(&ring.own, ring.spin).map_err(|_| stopped(ring.right_id))?;
         worker.receive_block(incoming);
     }
     Ok(partial)
@@ -169,7 +191,7 @@ fn serve<P: Program, W: Worker<P>>(
         if replies.send(Reply::Ready).is_err() {
             return;
         }
-        while let Ok(command) = commands.recv() {
+        while let Ok(command) = receive(&commands, ring.spin) {
             match command {
                 Command::Push(round, plan) => {
                     match push_and_rotate(&mut worker, id, round, &plan, &ring) {
@@ -209,6 +231,7 @@ struct Threads<P: Program, W> {
     ring0: Ring<P::Block>,
     remotes: Vec<Remote<P>>,
     pending0: VecDeque<P::Partial>,
+    spin: u32,
 }
 
 impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
@@ -229,7 +252,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
         let mut partials = Vec::with_capacity(self.workers());
         partials.push(self.pending0.pop_front().ok_or_else(|| EngineError::Transport("collect without push".into()))?);
         for (offset, remote) in self.remotes.iter().enumerate() {
-            match remote.replies.recv() {
+            match receive(&remote.replies, self.spin) {
                 Ok(Reply::Partial(partial)) => partials.push(partial),
                 Ok(Reply::Failed(error)) => return Err(error),
                 Ok(Reply::SetupFailed(source)) => {

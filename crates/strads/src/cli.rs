@@ -111,15 +111,20 @@ pub struct LassoArgs {
     /// for dynamic, off for the baselines].
     #[arg(long, value_enum)]
     pub screening: Option<Switch>,
+    /// Working sets: until each gap check, only the coordinates closest to their optimality bound
+    /// (at least N, and twice the nonzeros) are scheduled; off schedules every coordinate [default:
+    /// 100 for dynamic, off for the baselines].
+    #[arg(long, value_name = "N|off")]
+    pub working_set: Option<String>,
     /// Stop when the relative duality gap is at most this.
     #[arg(long, value_name = "T", default_value = "1e-6", allow_negative_numbers = true)]
     pub tol: f64,
     /// Also stop when no coefficient moved more than this times the largest between two gap checks.
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub coef_tol: Option<f64>,
-    /// Stop after this many update rounds.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
-    pub max_rounds: u64,
+    /// Stop after this many update rounds [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u64>,
     /// Stop after this many seconds of training [default: no limit].
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,

@@ -94,6 +94,16 @@ impl Settings {
         };
         params.warmup_rounds = args.warmup_rounds;
         params.screening = args.screening.map(|s| s == Switch::On);
+        params.working_set = match args.working_set.as_deref() {
+            None => None,
+            Some("off") => Some(0),
+            Some(text) => match text.parse::<usize>() {
+                Ok(size) if size > 0 => Some(size),
+                _ => {
+                    return Err(Failure::input(format!("--working-set must be a positive number or off, got '{text}'")));
+                }
+            },
+        };
         params.tol = args.tol;
         params.coef_tol = args.coef_tol;
         params.max_rounds = args.max_rounds;
@@ -186,8 +196,8 @@ pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Pa
         screened: fit.screened,
         rejected: fit.rejected,
         stale_skips: fit.stale_skips,
-        set_size: params.set_size,
-        candidates: params.candidates,
+        set_size: fit.set_size,
+        candidates: fit.candidates,
         rho: raw.rho,
         pipeline_depth: raw.pipeline_depth,
         seed: raw.seed,
