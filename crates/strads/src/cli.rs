@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a Lasso model by scheduled coordinate descent.
-    Lasso(LassoArgs),
+    Lasso(Box<LassoArgs>),
     /// Write a synthetic problem with a known answer.
     #[command(subcommand)]
     Gen(GenCommand),
