@@ -355,7 +355,7 @@ mod tests {
             Groups.dependency(a, b)
         }
         fn dependents(&mut self, a: ParamId, _rho: f64) -> Option<&[ParamId]> {
-            if a % 2 == 0 { Some(&self.lists[a]) } else { None }
+            if a.is_multiple_of(2) { Some(&self.lists[a]) } else { None }
         }
     }
 
