@@ -222,3 +222,49 @@ fn drawn_candidate_order_does_not_starve_dependent_coordinates() {
     let by_priority = run(&data, p, 1);
     assert!(by_priority.duality_gap > 1e3 * drawn.duality_gap, "strict priority order no longer stalls here");
 }
+
+/// The same problem stored densely (as read from CSV) reaches the same optimum.
+#[test]
+fn dense_features_reach_the_same_optimum_as_sparse_ones() {
+    let sparse = problem(0.5, 9);
+    let strads_data::Features::Sparse(rows) = &sparse.x else { unreachable!("the generator makes sparse rows") };
+    let (n, p) = rows.shape();
+    let mut data = vec![0.0; n * p];
+    for (i, row) in rows.outer_iterator().enumerate() {
+        for (j, v) in row.iter() {
+            data[i * p + j] = *v;
+        }
+    }
+    let dense = Dataset {
+        x: strads_data::Features::Dense(strads_data::DenseRows { rows: n, cols: p, data }),
+        y: sparse.y.clone(),
+        feature_names: None,
+    };
+    let lambda = 0.03;
+    let (beta, beta0) = cyclic_descent(&sparse, lambda, true, 1e-13, 100_000);
+    let optimum = objective(&sparse, &beta, beta0, lambda);
+    for scheduler in ALL {
+        for workers in [1, 2] {
+            let model = run(&dense, params(scheduler, lambda, true), workers);
+            let reached = objective(&sparse, &model.beta, model.intercept, lambda);
+            assert!((reached - optimum).abs() <= 1e-8 * optimum, "{} P={workers}", scheduler.name());
+        }
+    }
+}
+
+#[test]
+fn the_coefficient_tolerance_and_the_time_budget_stop_a_run() {
+    let data = problem(0.5, 10);
+    let mut p = params(SchedulerKind::Cyclic, 0.01, false);
+    p.tol = 0.0;
+    p.coef_tol = Some(1e-3);
+    let model = run(&data, p, 1);
+    assert_eq!(model.status, Status::CoefficientsStable);
+    let mut p = params(SchedulerKind::Sequential, 0.001, false);
+    p.tol = 0.0;
+    p.max_seconds = Some(0.2);
+    let started = std::time::Instant::now();
+    let model = run(&data, p, 2);
+    assert_eq!(model.status, Status::MaxSeconds);
+    assert!(started.elapsed().as_secs_f64() < 5.0);
+}

@@ -100,7 +100,9 @@ impl Settings {
             Some(text) => match text.parse::<usize>() {
                 Ok(size) if size > 0 => Some(size),
                 _ => {
-                    return Err(Failure::input(format!("--working-set must be a positive number or off, got '{text}'")));
+                    return Err(Failure::input(format!(
+                        "--working-set must be a positive number or off, got '{text}'"
+                    )));
                 }
             },
         };
