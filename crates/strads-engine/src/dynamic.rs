@@ -104,9 +104,10 @@ pub struct DynamicScheduler {
     config: DynamicConfig,
     /// Each parameter's own weight, as the application last set it.
     weight: Vec<f64>,
-    /// The weights of eligible parameters (zero for the others), for proportional draws.
+    /// The weights of parameters not excluded (zero for the others), for proportional draws.
     weights: SumTree,
-    /// One for each eligible parameter, for uniform draws.
+    /// One for each parameter not excluded, for uniform draws. Parameters in flight stay in both
+    /// trees and are skipped when drawn.
     eligible: SumTree,
     excluded: Vec<bool>,
     in_flight: Vec<bool>,
@@ -192,10 +193,7 @@ impl DynamicScheduler {
     /// Marks parameters as pulled: they become eligible again.
     pub fn complete(&mut self, params: &[ParamId]) {
         for &param in params {
-            if self.in_flight[param] {
-                self.in_flight[param] = false;
-                self.refresh(param);
-            }
+            self.in_flight[param] = false;
         }
     }
 
@@ -205,82 +203,107 @@ impl DynamicScheduler {
     pub fn select(&mut self, dependency: &mut impl Dependency) -> Vec<ParamId> {
         let uniform = self.config.priority == Priority::Uniform || self.stats.rounds < self.config.warmup_rounds;
         let want = self.config.candidates.max(self.config.set_size);
-        let mut candidates: Vec<(f64, ParamId)> = Vec::with_capacity(want);
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.marks.iter_mut().for_each(|m| *m = 0);
             self.drawn.iter_mut().for_each(|m| *m = 0);
             self.epoch = 1;
         }
-        // Drawing with replacement and skipping repeats is sampling without replacement, and it
-        // leaves the trees untouched: only the parameters finally kept go in flight.
         let mut attempts = 4 * want + 64;
-        while candidates.len() < want && attempts > 0 {
-            attempts -= 1;
-            let Some(param) = self.draw(uniform) else {
-                break;
-            };
-            if self.drawn[param] == self.epoch {
-                continue;
-            }
-            self.drawn[param] = self.epoch;
-            candidates.push((self.weight[param] + self.base, param));
-        }
-        self.stats.rounds += 1;
-        self.stats.sampled += candidates.len() as u64;
-        if self.config.order == CandidateOrder::Priority {
-            // Ties keep the order they were drawn in: breaking them by id would let the lowest id
-            // of a dependent group win every round.
-            candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
-        }
         let mut kept: Vec<ParamId> = Vec::with_capacity(self.config.set_size);
         // Kept parameters whose dependents the application could not list: checked pair by pair.
         let mut unlisted: Vec<ParamId> = Vec::new();
-        for &(_, param) in &candidates {
-            if kept.len() >= self.config.set_size {
-                break;
-            }
-            let independent = match self.config.rho {
-                None => true,
-                Some(rho) => {
-                    self.marks[param] != self.epoch
-                        && unlisted.iter().all(|&k| {
-                            self.stats.checks += 1;
-                            dependency.dependency(param, k) < rho
-                        })
-                }
-            };
-            if !independent {
-                self.stats.rejected += 1;
-                continue;
-            }
-            kept.push(param);
-            self.in_flight[param] = true;
-            self.refresh(param);
-            if kept.len() >= self.config.set_size {
-                break;
-            }
-            if let Some(rho) = self.config.rho {
-                match dependency.dependents(param, rho) {
-                    Some(list) => {
-                        self.stats.checks += list.len() as u64;
-                        for &k in list {
-                            self.marks[k] = self.epoch;
-                        }
+        let mut sampled = 0;
+        match self.config.order {
+            CandidateOrder::Drawn => {
+                // Each candidate is considered as it is drawn, so drawing stops once `L` are kept.
+                while sampled < want {
+                    let Some(param) = self.next_candidate(uniform, &mut attempts) else { break };
+                    sampled += 1;
+                    if !self.consider(param, dependency, &mut kept, &mut unlisted) {
+                        break;
                     }
-                    None => unlisted.push(param),
+                }
+            }
+            CandidateOrder::Priority => {
+                let mut pool: Vec<(f64, ParamId)> = Vec::with_capacity(want);
+                while pool.len() < want {
+                    let Some(param) = self.next_candidate(uniform, &mut attempts) else { break };
+                    pool.push((self.weight[param] + self.base, param));
+                }
+                sampled = pool.len();
+                // Ties keep the order they were drawn in: breaking them by id would let the lowest
+                // id of a dependent group win every round.
+                pool.sort_by(|a, b| b.0.total_cmp(&a.0));
+                for (_, param) in pool {
+                    if !self.consider(param, dependency, &mut kept, &mut unlisted) {
+                        break;
+                    }
                 }
             }
         }
+        self.stats.rounds += 1;
+        self.stats.sampled += sampled as u64;
         kept
     }
 
-    fn is_eligible(&self, param: ParamId) -> bool {
-        !self.excluded[param] && !self.in_flight[param]
+    /// Draws a parameter that is neither a candidate of this selection already nor in flight.
+    ///
+    /// Drawing with replacement and skipping repeats is sampling without replacement, and it
+    /// leaves the trees untouched: they change only when weights or exclusions do.
+    fn next_candidate(&mut self, uniform: bool, attempts: &mut usize) -> Option<ParamId> {
+        while *attempts > 0 {
+            *attempts -= 1;
+            let param = self.draw(uniform)?;
+            if self.drawn[param] == self.epoch || self.in_flight[param] {
+                continue;
+            }
+            self.drawn[param] = self.epoch;
+            return Some(param);
+        }
+        None
+    }
+
+    /// Keeps a candidate if it passes the dependency check; returns whether to look further.
+    fn consider(
+        &mut self,
+        param: ParamId,
+        dependency: &mut impl Dependency,
+        kept: &mut Vec<ParamId>,
+        unlisted: &mut Vec<ParamId>,
+    ) -> bool {
+        if let Some(rho) = self.config.rho {
+            let independent = self.marks[param] != self.epoch
+                && unlisted.iter().all(|&k| {
+                    self.stats.checks += 1;
+                    dependency.dependency(param, k) < rho
+                });
+            if !independent {
+                self.stats.rejected += 1;
+                return true;
+            }
+        }
+        kept.push(param);
+        self.in_flight[param] = true;
+        if kept.len() >= self.config.set_size {
+            return false;
+        }
+        if let Some(rho) = self.config.rho {
+            match dependency.dependents(param, rho) {
+                Some(list) => {
+                    self.stats.checks += list.len() as u64;
+                    for &k in list {
+                        self.marks[k] = self.epoch;
+                    }
+                }
+                None => unlisted.push(param),
+            }
+        }
+        true
     }
 
     fn refresh(&mut self, param: ParamId) {
-        let eligible = self.is_eligible(param);
+        let eligible = !self.excluded[param];
         self.eligible.set(param, if eligible { 1.0 } else { 0.0 });
         self.weights.set(param, if eligible { self.weight[param] } else { 0.0 });
     }

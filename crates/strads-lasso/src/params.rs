@@ -17,7 +17,7 @@
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
 //! | `max_rounds` | none | stop after this many rounds | `>= 1` |
 //! | `max_seconds` | none | stop after this much training time | `> 0` |
-//! | `gap_every` | auto | rounds between duality-gap checks; auto checks after about one pass of work over the data | `>= 1` |
+//! | `gap_every` | auto | rounds between duality-gap checks; auto checks after coordinate work of twice what a check costs | `>= 1` |
 //! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness) | `>= 0` |
 //! | `seed` | 0 | seed of the scheduler's sampling | |
 
@@ -78,7 +78,7 @@ pub enum PriorityRule {
 /// When to compute the duality gap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GapEvery {
-    /// After about one pass of coordinate work over the data's nonzeros (so checks cost at most half the time).
+    /// After coordinate work (nonzeros visited) of twice what a check visits (checks take a third of the time).
     Auto,
     /// Every this many update rounds.
     Rounds(u64),

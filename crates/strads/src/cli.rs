@@ -128,7 +128,7 @@ pub struct LassoArgs {
     /// Stop after this many seconds of training [default: no limit].
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
-    /// Update rounds between duality-gap checks, or auto (after about one pass over the data's nonzeros).
+    /// Update rounds between duality-gap checks, or auto (after coordinate work of twice what a check costs).
     #[arg(long, value_name = "N|auto", default_value = "auto")]
     pub gap_every: String,
     /// Rounds scheduled and pushed ahead of the pull (bounded staleness); 0 is synchronous.
