@@ -89,6 +89,8 @@ pub struct LassoFit {
     pub rejected: u64,
     /// Updates skipped because a pipelined partial predated a commit of the same coordinate.
     pub stale_skips: u64,
+    /// Anderson extrapolations kept and refused.
+    pub extrapolations: (u64, u64),
     /// The scheduler.
     pub scheduler: SchedulerKind,
     /// Workers.
@@ -138,6 +140,7 @@ pub fn fit<L: Launcher>(
         tol: raw.tol,
         coef_tol: raw.coef_tol,
         working_set: params.working_set,
+        anderson: params.anderson,
     };
     let mut started = None;
     let outcome = launcher.run(
@@ -184,6 +187,7 @@ pub fn fit<L: Launcher>(
         screened: aggregator.screened(),
         rejected: scheduler.select_stats().rejected,
         stale_skips: aggregator.stale_skips,
+        extrapolations: aggregator.extrapolations,
         trace: aggregator.trace,
         scheduler: raw.scheduler,
         workers,

@@ -17,6 +17,7 @@
 
 #![warn(clippy::unwrap_used)]
 
+mod anderson;
 mod error;
 mod fit;
 mod generate;

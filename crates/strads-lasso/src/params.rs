@@ -10,6 +10,7 @@
 //! | `candidate_order` | `drawn` | order in which the check considers candidates: `drawn` (random, biased to high priority) or `priority` | |
 //! | `rho` | 0.1 | keep a candidate only if `|corr|` with every kept one is below `rho` | `(0, 1]` |
 //! | `priority` | `abs` with `b = 0.01 x mean |beta_j != 0|` | `abs`: `|delta| + b`; `square`: `delta^2 + eta` | `b, eta > 0` |
+//! | `anderson` | off | Anderson extrapolation of the iterates, one snapshot per pass over the working set, over this many differences; kept only when it lowers the objective (it pays off with `cyclic`, whose passes are a fixed map; `dynamic`'s random draws rarely extrapolate well) | `1..=64` |
 //! | `warmup_rounds` | `ceil(3 p / L)`, 0 with a working set | rounds of uniform sampling before priorities | `>= 0` |
 //! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 | |
 //! | `working_set` | 100 for dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
@@ -110,6 +111,8 @@ pub struct LassoParams {
     /// Initial working-set size (`Some(0)` turns working sets off), or `None` for 100 with
     /// `dynamic` and off otherwise.
     pub working_set: Option<usize>,
+    /// Anderson extrapolation memory `K`, or `None` (or `Some(0)`) for none.
+    pub anderson: Option<usize>,
     /// Relative duality gap to stop at.
     pub tol: f64,
     /// Coefficient-change tolerance to stop at, relative to the largest coefficient.
@@ -141,6 +144,7 @@ impl LassoParams {
             warmup_rounds: None,
             screening: None,
             working_set: None,
+            anderson: None,
             tol: 1e-6,
             coef_tol: None,
             max_rounds: None,
@@ -215,7 +219,12 @@ impl LassoParams {
             Some(size) => Some(size),
             None => (self.scheduler == SchedulerKind::Dynamic).then_some(100),
         };
-        Ok(CheckedParams { screening, working_set, raw: self })
+        let anderson = match self.anderson {
+            None | Some(0) => None,
+            Some(k) if k > 64 => return bad(format!("anderson memory must be at most 64, got {k}")),
+            Some(k) => Some(k),
+        };
+        Ok(CheckedParams { screening, working_set, anderson, raw: self })
     }
 }
 
@@ -226,6 +235,8 @@ pub struct CheckedParams {
     pub screening: bool,
     /// The initial working-set size, when working sets are on.
     pub working_set: Option<usize>,
+    /// Anderson extrapolation memory, when on.
+    pub anderson: Option<usize>,
     raw: LassoParams,
 }
 

@@ -36,6 +36,9 @@ pub enum Task {
     Update(Vec<u32>),
     /// `X^T r` over the active coordinates and residual sums, for the duality gap.
     Gap,
+    /// Combine the residual snapshots in these slots with these coefficients (Anderson
+    /// extrapolation) and report the objective's residual term for the result and for now.
+    Extrapolate(Vec<(u8, f64)>),
 }
 
 /// Column statistics of one shard.
@@ -79,6 +82,15 @@ pub enum Partial {
     Update(Vec<f64>),
     /// Answer to [`Task::Gap`].
     Gap(GapPartial),
+    /// Answer to [`Task::Extrapolate`], over the shard.
+    Extrapolated {
+        /// `||r||^2` of the extrapolated residual.
+        candidate_sq: f64,
+        /// Sum of the extrapolated residual.
+        candidate_sum: f64,
+        /// `||r||^2` of the current residual.
+        current_sq: f64,
+    },
 }
 
 /// What the aggregator commits to every worker.
@@ -90,6 +102,10 @@ pub struct Commit {
     pub intercept_delta: f64,
     /// Coordinates proven zero at the optimum: no longer part of gap checks.
     pub screened: Vec<u32>,
+    /// Keep or drop the extrapolated residual of the last [`Task::Extrapolate`].
+    pub extrapolation: Option<bool>,
+    /// After applying the rest, keep a snapshot of the residual in this slot.
+    pub snapshot: Option<u8>,
 }
 
 /// What the aggregator tells the scheduler.
@@ -110,6 +126,13 @@ pub enum Feedback {
         mean_nonzero: f64,
         /// Set when the run should end (a coefficient diverged).
         stop: Option<Status>,
+        /// Snapshot slots and coefficients of an Anderson extrapolation, when one is due.
+        extrapolate: Option<Vec<(u8, f64)>>,
+    },
+    /// An extrapolation was pulled.
+    Extrapolated {
+        /// Coordinates the accepted extrapolation moved, with their change (empty when refused).
+        changes: Vec<(u32, f64)>,
     },
     /// A gap check was pulled.
     Checked {
@@ -131,6 +154,10 @@ pub struct LassoWorker {
     offset: f64,
     col_sum: Vec<f64>,
     active: Vec<u32>,
+    /// Residual snapshots (stored residual and intercept offset) for Anderson extrapolation.
+    snapshots: Vec<(Vec<f64>, f64)>,
+    /// The extrapolated residual awaiting the aggregator's verdict.
+    pending: Option<(Vec<f64>, f64)>,
 }
 
 impl LassoWorker {
@@ -139,7 +166,7 @@ impl LassoWorker {
         let col_sum = (0..x.cols()).map(|j| x.sum(j)).collect();
         let active = (0..x.cols() as u32).collect();
         let r = y.clone();
-        LassoWorker { x, y, r, offset: 0.0, col_sum, active }
+        LassoWorker { x, y, r, offset: 0.0, col_sum, active, snapshots: vec![], pending: None }
     }
 
     #[inline]
@@ -175,6 +202,26 @@ impl Worker<LassoProgram> for LassoWorker {
                 let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
                 Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y })
             }
+            Task::Extrapolate(mix) => {
+                let mut candidate = vec![0.0; self.r.len()];
+                let mut offset = 0.0;
+                for &(slot, c) in mix {
+                    let Some((snapshot, snapshot_offset)) = self.snapshots.get(slot as usize) else { continue };
+                    for (a, b) in candidate.iter_mut().zip(snapshot) {
+                        *a += c * b;
+                    }
+                    offset += c * snapshot_offset;
+                }
+                let (mut candidate_sq, mut candidate_sum, mut current_sq) = (0.0, 0.0, 0.0);
+                for (a, r) in candidate.iter().zip(&self.r) {
+                    let (a, r) = (a - offset, r - self.offset);
+                    candidate_sq += a * a;
+                    candidate_sum += a;
+                    current_sq += r * r;
+                }
+                self.pending = Some((candidate, offset));
+                Partial::Extrapolated { candidate_sq, candidate_sum, current_sq }
+            }
         }
     }
 
@@ -185,6 +232,21 @@ impl Worker<LassoProgram> for LassoWorker {
         self.offset += commit.intercept_delta;
         if !commit.screened.is_empty() {
             remove_sorted(&mut self.active, &commit.screened);
+        }
+        if let Some(accept) = commit.extrapolation
+            && let Some((candidate, offset)) = self.pending.take()
+            && accept
+        {
+            self.r = candidate;
+            self.offset = offset;
+        }
+        if let Some(slot) = commit.snapshot {
+            let slot = slot as usize;
+            if self.snapshots.len() <= slot {
+                self.snapshots.resize_with(slot + 1, || (vec![], 0.0));
+            }
+            self.snapshots[slot].0.clone_from(&self.r);
+            self.snapshots[slot].1 = self.offset;
         }
     }
 }
@@ -227,6 +289,8 @@ pub struct AggregatorSettings {
     pub coef_tol: Option<f64>,
     /// Initial working-set size, when working sets are on.
     pub working_set: Option<usize>,
+    /// Anderson extrapolation over this many snapshot differences, when on.
+    pub anderson: Option<usize>,
 }
 
 const NEVER: u64 = u64::MAX;
@@ -256,6 +320,12 @@ pub struct LassoAggregator<'o> {
     nonzeros: usize,
     max_change: f64,
     working_set_size: usize,
+    /// Coordinates whose snapshots Anderson extrapolation combines (the working set).
+    tracked: Vec<u32>,
+    /// Snapshots of `beta[tracked]` and the intercept, one pass over `tracked` apart.
+    snapshots: Vec<(Vec<f64>, f64)>,
+    updates_since_snapshot: u64,
+    pub(crate) extrapolations: (u64, u64),
     /// The outcome of the latest gap check.
     pub(crate) last: Option<GapReport>,
     pub(crate) trace: Vec<TracePoint>,
@@ -305,6 +375,10 @@ impl<'o> LassoAggregator<'o> {
             nonzeros: 0,
             max_change: 0.0,
             working_set_size: 0,
+            tracked: vec![],
+            snapshots: vec![],
+            updates_since_snapshot: 0,
+            extrapolations: (0, 0),
             last: None,
             trace: vec![],
             updates: 0,
@@ -453,9 +527,105 @@ impl<'o> LassoAggregator<'o> {
             self.beta0 += intercept_delta;
             self.r_sum -= intercept_delta * self.n;
         }
-        let commit = (!deltas.is_empty() || intercept_delta != 0.0)
-            .then(|| Assignment::All(Commit { deltas, intercept_delta, screened: vec![] }));
-        Pulled { commit, feedback: Feedback::Updated { changes, mean_nonzero: self.mean_nonzero(), stop: self.status } }
+        self.updates_since_snapshot += coords.len() as u64;
+        let (snapshot, extrapolate) = self.maybe_snapshot();
+        let commit = (!deltas.is_empty() || intercept_delta != 0.0 || snapshot.is_some())
+            .then(|| Assignment::All(Commit { deltas, intercept_delta, snapshot, ..Commit::default() }));
+        let feedback = Feedback::Updated { changes, mean_nonzero: self.mean_nonzero(), stop: self.status, extrapolate };
+        Pulled { commit, feedback }
+    }
+
+    /// Takes a snapshot once a pass over the tracked coordinates has been made since the last
+    /// one; with `K + 1` snapshots, proposes an extrapolation. Returns the slot to snapshot in and
+    /// the extrapolation to run, if any.
+    fn maybe_snapshot(&mut self) -> (Option<u8>, Option<Vec<(u8, f64)>>) {
+        let Some(k) = self.settings.anderson else { return (None, None) };
+        if self.tracked.is_empty()
+            || self.snapshots.len() > k
+            || self.updates_since_snapshot < self.tracked.len() as u64
+            || self.status.is_some()
+        {
+            return (None, None);
+        }
+        self.updates_since_snapshot = 0;
+        let slot = self.snapshots.len() as u8;
+        self.snapshots.push((self.tracked.iter().map(|&j| self.beta[j as usize]).collect(), self.beta0));
+        if self.snapshots.len() <= k {
+            return (Some(slot), None);
+        }
+        // Each snapshot is the tracked coefficients followed by the intercept.
+        let points: Vec<Vec<f64>> =
+            self.snapshots.iter().map(|(b, b0)| b.iter().copied().chain(std::iter::once(*b0)).collect()).collect();
+        match crate::anderson::coefficients(&points) {
+            Some(c) => (Some(slot), Some(c.into_iter().enumerate().map(|(i, c)| ((i + 1) as u8, c)).collect())),
+            None => {
+                // Start a new window from this snapshot.
+                let last = self.snapshots.pop();
+                self.snapshots.clear();
+                self.snapshots.extend(last);
+                (Some(0), None)
+            }
+        }
+    }
+
+    /// Starts a new extrapolation window on `tracked`, snapshotting the current model in slot 0.
+    fn start_window(&mut self, tracked: Vec<u32>) -> Option<u8> {
+        self.settings.anderson?;
+        self.tracked = tracked;
+        self.updates_since_snapshot = 0;
+        self.snapshots = vec![(self.tracked.iter().map(|&j| self.beta[j as usize]).collect(), self.beta0)];
+        Some(0)
+    }
+
+    fn extrapolate(&mut self, round: Round, mix: &[(u8, f64)], partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let (mut candidate_sq, mut candidate_sum, mut current_sq) = (0.0, 0.0, 0.0);
+        for partial in &partials {
+            if let Partial::Extrapolated { candidate_sq: a, candidate_sum: b, current_sq: c } = partial {
+                candidate_sq += a;
+                candidate_sum += b;
+                current_sq += c;
+            }
+        }
+        let mut point = vec![0.0; self.tracked.len()];
+        let mut intercept = 0.0;
+        for &(slot, c) in mix {
+            if let Some((beta, beta0)) = self.snapshots.get(slot as usize) {
+                for (p, b) in point.iter_mut().zip(beta) {
+                    *p += c * b;
+                }
+                intercept += c * beta0;
+            }
+        }
+        let n = self.n.max(1.0);
+        let tracked_l1 = |values: &mut dyn Iterator<Item = f64>| values.map(f64::abs).sum::<f64>();
+        let current_tracked = tracked_l1(&mut self.tracked.iter().map(|&j| self.beta[j as usize]));
+        let candidate_l1 = self.l1 - current_tracked + tracked_l1(&mut point.iter().copied());
+        let candidate = candidate_sq / (2.0 * n) + self.lambda * candidate_l1;
+        let current = current_sq / (2.0 * n) + self.lambda * self.l1;
+        let accept = candidate.is_finite() && candidate < current;
+        let mut changes = Vec::new();
+        if accept {
+            self.extrapolations.0 += 1;
+            let tracked = std::mem::take(&mut self.tracked);
+            for (&j, &value) in tracked.iter().zip(&point) {
+                let jj = j as usize;
+                let delta = value - self.beta[jj];
+                if delta != 0.0 {
+                    self.set_beta(jj, value);
+                    self.last_commit[jj] = round.index;
+                    changes.push((j, delta));
+                }
+            }
+            self.tracked = tracked;
+            self.beta0 = intercept;
+            self.r_sum = candidate_sum;
+        } else {
+            self.extrapolations.1 += 1;
+        }
+        let tracked = std::mem::take(&mut self.tracked);
+        let snapshot = self.start_window(tracked);
+        let commit = Commit { extrapolation: Some(accept), snapshot, ..Commit::default() };
+        Pulled { commit: Some(Assignment::All(commit)), feedback: Feedback::Extrapolated { changes } }
     }
 
     fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
@@ -572,8 +742,14 @@ impl<'o> LassoAggregator<'o> {
             _ => None,
         };
 
-        let commit = (!deltas.is_empty() || !screened_now.is_empty())
-            .then(|| Assignment::All(Commit { deltas, intercept_delta: 0.0, screened: screened_now.clone() }));
+        // A new extrapolation window over the working set (or every coordinate left).
+        let snapshot = if self.status.is_none() {
+            self.start_window(working_set.clone().unwrap_or_else(|| self.active.clone()))
+        } else {
+            None
+        };
+        let commit = (!deltas.is_empty() || !screened_now.is_empty() || snapshot.is_some())
+            .then(|| Assignment::All(Commit { deltas, screened: screened_now.clone(), snapshot, ..Commit::default() }));
         Pulled { commit, feedback: Feedback::Checked { screened: screened_now, working_set, stop: self.status } }
     }
 
@@ -590,6 +766,7 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
         match tasks.for_worker(0) {
             Some(Task::Stats) => self.stats(partials),
             Some(Task::Update(coords)) => self.update(round, coords, partials),
+            Some(Task::Extrapolate(mix)) => self.extrapolate(round, mix, partials),
             Some(Task::Gap) | None => self.gap(partials),
         }
     }

@@ -195,6 +195,11 @@ pub struct LassoScheduler<'a> {
     active_nnz: u64,
     work_since_gap: u64,
     rounds_since_gap: u64,
+    /// An Anderson extrapolation proposed by the aggregator, not yet scheduled.
+    extrapolation: Option<Vec<(u8, f64)>>,
+    extrapolating: bool,
+    anderson: bool,
+    extrapolated_since_gap: bool,
     pub(crate) update_rounds: u64,
     pub(crate) gap_checks: u64,
     pub(crate) status: Option<Status>,
@@ -252,6 +257,10 @@ impl<'a> LassoScheduler<'a> {
             active_nnz: 0,
             work_since_gap: 0,
             rounds_since_gap: 0,
+            extrapolation: None,
+            extrapolating: false,
+            anderson: params.anderson.is_some(),
+            extrapolated_since_gap: false,
             update_rounds: 0,
             gap_checks: 0,
             status: None,
@@ -324,7 +333,14 @@ impl<'a> LassoScheduler<'a> {
         self.check_now
             || match self.gap_every {
                 GapEvery::Rounds(k) => self.rounds_since_gap >= k,
-                GapEvery::Auto => self.rounds_since_gap > 0 && self.work_since_gap >= GAP_WORK * self.active_nnz,
+                GapEvery::Auto => {
+                    let work = self.work_since_gap;
+                    // With extrapolation, a check waits for the window's extrapolation (which needs
+                    // K + 1 passes over the working set), up to four times the usual work.
+                    let waiting =
+                        self.anderson && !self.extrapolated_since_gap && work < 4 * GAP_WORK * self.active_nnz;
+                    self.rounds_since_gap > 0 && work >= GAP_WORK * self.active_nnz && !waiting
+                }
             }
     }
 
@@ -334,6 +350,7 @@ impl<'a> LassoScheduler<'a> {
         }
         self.gap_pending = true;
         self.check_now = false;
+        self.extrapolated_since_gap = false;
         self.work_since_gap = 0;
         self.rounds_since_gap = 0;
         self.gap_checks += 1;
@@ -350,7 +367,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             self.started = true;
             return Decision::Run(Plan::all(Task::Stats));
         }
-        if !self.ready || self.gap_pending {
+        if !self.ready || self.gap_pending || self.extrapolating {
             return Decision::Wait;
         }
         let rounds_spent = self.budget.max_rounds.is_some_and(|max| self.update_rounds >= max);
@@ -364,6 +381,15 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
         }
         if self.gap_due() {
             return self.gap(slot);
+        }
+        if self.extrapolation.is_some() {
+            // The extrapolated residual must combine snapshots of one consistent model.
+            if slot.in_flight > 0 {
+                return Decision::Wait;
+            }
+            self.extrapolating = true;
+            let mix = self.extrapolation.take().unwrap_or_default();
+            return Decision::Run(Plan::all(Task::Extrapolate(mix)));
         }
         let coords = self.next_coords();
         if coords.is_empty() {
@@ -392,7 +418,10 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 // A working set comes from a gap check: the first one is made at once.
                 self.check_now = self.working_sets;
             }
-            Feedback::Updated { changes, mean_nonzero, stop } => {
+            Feedback::Updated { changes, mean_nonzero, stop, extrapolate } => {
+                if extrapolate.is_some() {
+                    self.extrapolation = extrapolate;
+                }
                 match &mut self.order {
                     Order::Dynamic { sampler, rule, .. } => {
                         let coords: Vec<usize> = changes.iter().map(|&(j, _)| j as usize).collect();
@@ -420,8 +449,23 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     self.done = true;
                 }
             }
+            Feedback::Extrapolated { changes } => {
+                self.extrapolating = false;
+                self.extrapolated_since_gap = true;
+                if let Order::Dynamic { sampler, rule, .. } = &mut self.order {
+                    for (j, delta) in changes {
+                        let weight = match rule {
+                            PriorityRule::Absolute { .. } => delta.abs(),
+                            PriorityRule::Squared { .. } => delta * delta,
+                        };
+                        sampler.set_weight(j as usize, weight);
+                    }
+                }
+            }
             Feedback::Checked { screened, working_set, stop } => {
                 self.gap_pending = false;
+                // The check started a new extrapolation window: a proposal from the old one is void.
+                self.extrapolation = None;
                 for j in screened {
                     self.screen(j);
                 }

@@ -268,3 +268,32 @@ fn the_coefficient_tolerance_and_the_time_budget_stop_a_run() {
     assert_eq!(model.status, Status::MaxSeconds);
     assert!(started.elapsed().as_secs_f64() < 5.0);
 }
+
+#[test]
+fn anderson_extrapolation_keeps_the_optimum_and_speeds_up_cyclic_descent() {
+    let data = problem(0.7, 12);
+    let lambda = 0.01;
+    let (beta, beta0) = cyclic_descent(&data, lambda, true, 1e-13, 100_000);
+    let optimum = objective(&data, &beta, beta0, lambda);
+    let mut cyclic = params(SchedulerKind::Cyclic, lambda, true);
+    cyclic.set_size = Some(1);
+    cyclic.gap_every = GapEvery::Rounds(2000);
+    let plain = run(&data, cyclic.clone(), 1);
+    cyclic.anderson = Some(5);
+    for workers in [1, 2] {
+        let extrapolated = run(&data, cyclic.clone(), workers);
+        let reached = objective(&data, &extrapolated.beta, extrapolated.intercept, lambda);
+        assert!((reached - optimum).abs() <= 1e-8 * optimum, "P={workers}");
+        assert!(extrapolated.extrapolations.0 > 0, "no extrapolation was kept");
+        assert!(extrapolated.updates < plain.updates, "{} vs {}", extrapolated.updates, plain.updates);
+    }
+    // Refused or kept, extrapolation never leads the other schedulers astray.
+    for scheduler in [SchedulerKind::Dynamic, SchedulerKind::Shotgun] {
+        let mut p = params(scheduler, lambda, true);
+        p.anderson = Some(3);
+        p.pipeline_depth = 2;
+        let model = run(&data, p, 2);
+        let reached = objective(&data, &model.beta, model.intercept, lambda);
+        assert!((reached - optimum).abs() <= 1e-8 * optimum, "{}", scheduler.name());
+    }
+}

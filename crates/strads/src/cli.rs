@@ -116,6 +116,10 @@ pub struct LassoArgs {
     /// 100 for dynamic, off for the baselines].
     #[arg(long, value_name = "N|off")]
     pub working_set: Option<String>,
+    /// Anderson extrapolation of the iterates over K passes of the working set (or of every
+    /// coordinate), kept only when it lowers the objective; pays off with cyclic [default: off].
+    #[arg(long, value_name = "K|off")]
+    pub anderson: Option<String>,
     /// Stop when the relative duality gap is at most this.
     #[arg(long, value_name = "T", default_value = "1e-6", allow_negative_numbers = true)]
     pub tol: f64,

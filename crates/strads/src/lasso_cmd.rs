@@ -94,6 +94,14 @@ impl Settings {
         };
         params.warmup_rounds = args.warmup_rounds;
         params.screening = args.screening.map(|s| s == Switch::On);
+        params.anderson = match args.anderson.as_deref() {
+            None => None,
+            Some("off") => Some(0),
+            Some(text) => match text.parse::<usize>() {
+                Ok(k) if k > 0 => Some(k),
+                _ => return Err(Failure::input(format!("--anderson must be a positive number or off, got '{text}'"))),
+            },
+        };
         params.working_set = match args.working_set.as_deref() {
             None => None,
             Some("off") => Some(0),
@@ -155,6 +163,10 @@ pub struct Summary {
     pub rejected: u64,
     /// Updates skipped as stale under pipelining.
     pub stale_skips: u64,
+    /// Anderson extrapolations kept.
+    pub extrapolations_kept: u64,
+    /// Anderson extrapolations refused (they would not have lowered the objective).
+    pub extrapolations_refused: u64,
     /// Coordinates per round.
     pub set_size: usize,
     /// Candidates per round.
@@ -198,6 +210,8 @@ pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Pa
         screened: fit.screened,
         rejected: fit.rejected,
         stale_skips: fit.stale_skips,
+        extrapolations_kept: fit.extrapolations.0,
+        extrapolations_refused: fit.extrapolations.1,
         set_size: fit.set_size,
         candidates: fit.candidates,
         rho: raw.rho,
