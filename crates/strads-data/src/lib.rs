@@ -14,6 +14,7 @@ mod features;
 mod libsvm;
 mod matrix_market;
 mod output;
+mod source;
 
 pub use dataset::{Dataset, Format, LoadOptions, load};
 pub use delimited::{Header, LabelColumn, read_csv};
@@ -22,3 +23,4 @@ pub use features::{Columns, DenseRows, Features, SparseColumns, SparseRows};
 pub use libsvm::{IndexBase, parse_libsvm, read_libsvm, write_libsvm};
 pub use matrix_market::{read_matrix_market, read_vector};
 pub use output::{write_atomic, write_string_atomic};
+pub use source::RowSource;

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use strads_core::{Launcher, RunOptions, balanced_ranges};
-use strads_data::{Dataset, Features};
+use strads_data::{Features, RowSource};
 
 use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker};
 use crate::scheduler::{Budget, Correlation, LassoScheduler};
@@ -110,28 +110,41 @@ impl LassoFit {
 
 /// Fits a Lasso model on `launcher`'s workers; `observer` sees every gap check as it happens.
 ///
-/// Returns `None` on processes that do not lead the run (other ranks of a cluster).
+/// Each worker asks `data` for its own rows only. The `dynamic` scheduler also needs every row on
+/// the leader, to score correlations between columns (`RowSource::whole`); without it the run
+/// is refused. Returns `None` on processes that do not lead the run (other ranks of a cluster).
 pub fn fit<L: Launcher>(
-    data: &Dataset,
+    data: &impl RowSource,
     params: &CheckedParams,
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<LassoFit>, LassoError> {
-    let rows = data.x.rows();
-    let features = data.x.cols();
+    let rows = data.rows();
+    let features = data.features();
     if rows == 0 || features == 0 {
         return Err(LassoError::Data(format!("{rows} rows and {features} features: nothing to fit")));
     }
-    if data.y.len() != rows {
-        return Err(LassoError::Data(format!("{} labels for {rows} rows", data.y.len())));
+    if let Some(whole) = data.whole()
+        && whole.y.len() != rows
+    {
+        return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
     let workers = launcher.workers();
-    let ranges = balanced_ranges(&data.x.row_weights(), workers);
-    let columns = (raw.scheduler == SchedulerKind::Dynamic && launcher.is_leader()).then(|| data.x.to_columns());
-    let rows = match &data.x {
-        Features::Sparse(rows) => Some(rows),
-        Features::Dense(_) => None,
+    let ranges = balanced_ranges(&data.row_weights(), workers);
+    let whole = data.whole();
+    let columns = match (raw.scheduler, launcher.is_leader(), whole) {
+        (SchedulerKind::Dynamic, true, Some(whole)) => Some(whole.x.to_columns()),
+        (SchedulerKind::Dynamic, true, None) => {
+            return Err(LassoError::Data(
+                "the dynamic scheduler scores column correlations and needs every row on the leader".into(),
+            ));
+        }
+        _ => None,
+    };
+    let rows = match whole.map(|w| &w.x) {
+        Some(Features::Sparse(rows)) => Some(rows),
+        _ => None,
     };
     let settings = AggregatorSettings {
         lambda: raw.lambda,
@@ -146,9 +159,8 @@ pub fn fit<L: Launcher>(
     let outcome = launcher.run(
         RunOptions { pipeline_depth: raw.pipeline_depth },
         |p| {
-            let range = ranges[p].clone();
-            let shard = data.x.slice_rows(range.clone());
-            Ok(LassoWorker::new(shard.to_columns(), data.y[range].to_vec()))
+            let (shard, labels) = data.shard(ranges[p].clone())?;
+            Ok(LassoWorker::new(shard.to_columns(), labels))
         },
         || {
             let now = Instant::now();
