@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use strads_core::{Launcher, RunOptions, balanced_ranges};
 use strads_data::{Features, RowSource};
 
-use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker};
+use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker, PathPoint};
 use crate::scheduler::{Budget, Correlation, LassoScheduler};
 use crate::{CheckedParams, LassoError, SchedulerKind};
 
@@ -54,6 +54,8 @@ pub struct TracePoint {
     pub nnz: usize,
     /// Coordinate updates so far.
     pub updates: u64,
+    /// The L1 weight (it changes along a regularization path).
+    pub lambda: f64,
 }
 
 /// A fitted Lasso model and how it was reached.
@@ -91,6 +93,8 @@ pub struct LassoFit {
     pub stale_skips: u64,
     /// Anderson extrapolations kept and refused.
     pub extrapolations: (u64, u64),
+    /// The model at every `lambda` of a regularization path (empty without one).
+    pub path: Vec<PathPoint>,
     /// The scheduler.
     pub scheduler: SchedulerKind,
     /// Workers.
@@ -154,6 +158,7 @@ pub fn fit<L: Launcher>(
         coef_tol: raw.coef_tol,
         working_set: params.working_set,
         anderson: params.anderson,
+        path: raw.path,
     };
     let mut started = None;
     let outcome = launcher.run(
@@ -200,6 +205,7 @@ pub fn fit<L: Launcher>(
         rejected: scheduler.select_stats().rejected,
         stale_skips: aggregator.stale_skips,
         extrapolations: aggregator.extrapolations,
+        path: aggregator.path.clone(),
         trace: aggregator.trace,
         scheduler: raw.scheduler,
         workers,

@@ -30,4 +30,5 @@ pub use error::LassoError;
 pub use fit::{LassoFit, Status, TracePoint, fit};
 pub use generate::{Generated, GeneratorSpec, generate};
 pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, PriorityRule, SchedulerKind};
+pub use program::PathPoint;
 pub use scheduler::{Correlation, LassoScheduler};

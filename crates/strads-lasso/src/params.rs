@@ -16,6 +16,7 @@
 //! | `working_set` | 100 for dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
+//! | `path` | none | solve for this many `lambda` values, geometric from `lambda_max` down to `lambda`, each from the previous solution | `>= 2` |
 //! | `max_rounds` | none | stop after this many rounds | `>= 1` |
 //! | `max_seconds` | none | stop after this much training time | `> 0` |
 //! | `gap_every` | auto | rounds between duality-gap checks; auto checks after coordinate work of twice what a check costs | `>= 1` |
@@ -113,6 +114,8 @@ pub struct LassoParams {
     pub working_set: Option<usize>,
     /// Anderson extrapolation memory `K`, or `None` (or `Some(0)`) for none.
     pub anderson: Option<usize>,
+    /// A regularization path of this many `lambda` values, ending at `lambda`.
+    pub path: Option<usize>,
     /// Relative duality gap to stop at.
     pub tol: f64,
     /// Coefficient-change tolerance to stop at, relative to the largest coefficient.
@@ -145,6 +148,7 @@ impl LassoParams {
             screening: None,
             working_set: None,
             anderson: None,
+            path: None,
             tol: 1e-6,
             coef_tol: None,
             max_rounds: None,
@@ -201,6 +205,9 @@ impl LassoParams {
             && !(t.is_finite() && t >= 0.0)
         {
             return bad(format!("coef-tol must be >= 0, got {t}"));
+        }
+        if self.path.is_some_and(|n| n < 2) {
+            return bad("a path needs at least 2 lambda values".into());
         }
         if self.max_rounds == Some(0) {
             return bad("max rounds must be at least 1".into());

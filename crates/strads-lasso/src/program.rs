@@ -104,6 +104,8 @@ pub struct Commit {
     pub screened: Vec<u32>,
     /// Keep or drop the extrapolated residual of the last [`Task::Extrapolate`].
     pub extrapolation: Option<bool>,
+    /// A regularization path moved to the next `lambda`: every coordinate is active again.
+    pub unscreen: bool,
     /// After applying the rest, keep a snapshot of the residual in this slot.
     pub snapshot: Option<u8>,
 }
@@ -142,6 +144,9 @@ pub enum Feedback {
         working_set: Option<Vec<u32>>,
         /// Set when the run should end.
         stop: Option<Status>,
+        /// A regularization path moved to the next `lambda`: coordinates screened or left out of
+        /// the working set come back, and a check at the new `lambda` is due at once.
+        restart: bool,
     },
 }
 
@@ -233,6 +238,9 @@ impl Worker<LassoProgram> for LassoWorker {
         if !commit.screened.is_empty() {
             remove_sorted(&mut self.active, &commit.screened);
         }
+        if commit.unscreen {
+            self.active = (0..self.x.cols() as u32).collect();
+        }
         if let Some(accept) = commit.extrapolation
             && let Some((candidate, offset)) = self.pending.take()
             && accept
@@ -291,6 +299,9 @@ pub struct AggregatorSettings {
     pub working_set: Option<usize>,
     /// Anderson extrapolation over this many snapshot differences, when on.
     pub anderson: Option<usize>,
+    /// Solve for this many `lambda` values, from `lambda_max` down to `lambda` (geometric, with
+    /// warm starts), when set.
+    pub path: Option<usize>,
 }
 
 const NEVER: u64 = u64::MAX;
@@ -326,6 +337,10 @@ pub struct LassoAggregator<'o> {
     snapshots: Vec<(Vec<f64>, f64)>,
     updates_since_snapshot: u64,
     pub(crate) extrapolations: (u64, u64),
+    /// The `lambda` values of a regularization path and the index of the current one.
+    grid: Vec<f64>,
+    stage: usize,
+    pub(crate) path: Vec<PathPoint>,
     /// The outcome of the latest gap check.
     pub(crate) last: Option<GapReport>,
     pub(crate) trace: Vec<TracePoint>,
@@ -333,6 +348,29 @@ pub struct LassoAggregator<'o> {
     pub(crate) update_rounds: u64,
     pub(crate) stale_skips: u64,
     pub(crate) status: Option<Status>,
+}
+
+/// The model reached at one `lambda` of a regularization path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathPoint {
+    /// The L1 weight.
+    pub lambda: f64,
+    /// Primal objective at this `lambda`.
+    pub objective: f64,
+    /// Relative duality gap at this `lambda`.
+    pub duality_gap: f64,
+    /// Nonzero coefficients.
+    pub nnz: usize,
+    /// Seconds of training since the start of the path.
+    pub seconds: f64,
+    /// Coordinate updates since the start of the path.
+    pub updates: u64,
+    /// How this `lambda` ended.
+    pub status: Status,
+    /// The intercept.
+    pub intercept: f64,
+    /// The nonzero coefficients, by index.
+    pub coefficients: Vec<(u32, f64)>,
 }
 
 /// The numbers of one gap check.
@@ -379,6 +417,9 @@ impl<'o> LassoAggregator<'o> {
             snapshots: vec![],
             updates_since_snapshot: 0,
             extrapolations: (0, 0),
+            grid: vec![],
+            stage: 0,
+            path: vec![],
             last: None,
             trace: vec![],
             updates: 0,
@@ -461,6 +502,13 @@ impl<'o> LassoAggregator<'o> {
             Lambda::Value(l) => l,
             Lambda::Ratio(r) => r * self.lambda_max,
         };
+        if let Some(points) = self.settings.path {
+            // From lambda_max down to lambda, evenly spaced on a log scale.
+            let top = self.lambda_max.max(self.lambda);
+            let ratio = self.lambda / top;
+            self.grid = (0..points).map(|i| top * ratio.powf(i as f64 / (points - 1).max(1) as f64)).collect();
+            self.lambda = self.grid[0];
+        }
         self.alpha = self.n * self.lambda;
         self.beta = vec![0.0; p];
         self.last_commit = vec![NEVER; p];
@@ -671,6 +719,7 @@ impl<'o> LassoAggregator<'o> {
             duality_gap: relative_gap,
             nnz: self.nonzeros,
             updates: self.updates,
+            lambda: self.lambda,
         };
         (self.observer)(&point);
         self.trace.push(point);
@@ -689,6 +738,14 @@ impl<'o> LassoAggregator<'o> {
             }
         }
         self.max_change = 0.0;
+        if !self.grid.is_empty() && self.status.is_some() {
+            self.record_point(report);
+            if matches!(self.status, Some(Status::Converged | Status::CoefficientsStable))
+                && self.stage + 1 < self.grid.len()
+            {
+                return self.next_lambda();
+            }
+        }
         let mut screened_now = Vec::new();
         let mut deltas = Vec::new();
         let screening = self.settings.screening && self.status.is_none() && primal.is_finite();
@@ -750,7 +807,43 @@ impl<'o> LassoAggregator<'o> {
         };
         let commit = (!deltas.is_empty() || !screened_now.is_empty() || snapshot.is_some())
             .then(|| Assignment::All(Commit { deltas, screened: screened_now.clone(), snapshot, ..Commit::default() }));
-        Pulled { commit, feedback: Feedback::Checked { screened: screened_now, working_set, stop: self.status } }
+        let feedback = Feedback::Checked { screened: screened_now, working_set, stop: self.status, restart: false };
+        Pulled { commit, feedback }
+    }
+
+    /// Keeps the model reached at the current `lambda` of a path.
+    fn record_point(&mut self, report: GapReport) {
+        self.path.push(PathPoint {
+            lambda: self.lambda,
+            objective: report.primal,
+            duality_gap: report.relative_gap,
+            nnz: self.nonzeros,
+            seconds: self.started.elapsed().as_secs_f64(),
+            updates: self.updates,
+            status: self.status.unwrap_or(Status::MaxRounds),
+            intercept: self.beta0,
+            coefficients: self
+                .beta
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b != 0.0)
+                .map(|(j, b)| (j as u32, *b))
+                .collect(),
+        });
+    }
+
+    /// Moves a path to its next `lambda`, starting from the current model (a warm start).
+    fn next_lambda(&mut self) -> Pulled<Commit, Feedback> {
+        self.stage += 1;
+        self.lambda = self.grid[self.stage];
+        self.alpha = self.n * self.lambda;
+        self.status = None;
+        // Screening is valid for one lambda only: everything is back in play.
+        self.screened.iter_mut().for_each(|s| *s = false);
+        self.active = (0..self.beta.len() as u32).collect();
+        let commit = Commit { unscreen: true, ..Commit::default() };
+        let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true };
+        Pulled { commit: Some(Assignment::All(commit)), feedback }
     }
 
     /// The objective at `beta = 0` (with the best intercept when there is one).

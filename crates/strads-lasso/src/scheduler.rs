@@ -188,6 +188,7 @@ pub struct LassoScheduler<'a> {
     final_gap: bool,
     col_nnz: Vec<u64>,
     screened: Vec<bool>,
+    zero_columns: Vec<bool>,
     /// Membership of the current working set; everything is in it until the first check.
     in_working_set: Vec<bool>,
     working_sets: bool,
@@ -251,6 +252,7 @@ impl<'a> LassoScheduler<'a> {
             final_gap: false,
             col_nnz: vec![],
             screened: vec![false; features],
+            zero_columns: vec![false; features],
             in_working_set: vec![true; features],
             working_sets: params.working_set.is_some(),
             check_now: false,
@@ -283,6 +285,23 @@ impl<'a> LassoScheduler<'a> {
             self.active_nnz -= self.col_nnz.get(jj).copied().unwrap_or(0);
             self.set_excluded(jj, true);
         }
+    }
+
+    /// A regularization path moved to its next `lambda`: every coordinate but the all-zero
+    /// columns is back in play, and a gap check at the new `lambda` comes first.
+    fn restart(&mut self) {
+        self.final_gap = false;
+        self.extrapolation = None;
+        for j in 0..self.screened.len() {
+            let zero = self.zero_columns[j];
+            if self.screened[j] && !zero {
+                self.screened[j] = false;
+                self.active_nnz += self.col_nnz.get(j).copied().unwrap_or(0);
+            }
+            self.in_working_set[j] = true;
+            self.set_excluded(j, zero);
+        }
+        self.check_now = true;
     }
 
     /// Replaces the working set: coordinates outside it wait for the next gap check.
@@ -412,6 +431,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 self.active_nnz = col_nnz.iter().sum();
                 self.col_nnz = col_nnz;
                 for j in excluded {
+                    self.zero_columns[j as usize] = true;
                     self.screen(j);
                 }
                 self.ready = true;
@@ -462,8 +482,12 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     }
                 }
             }
-            Feedback::Checked { screened, working_set, stop } => {
+            Feedback::Checked { screened, working_set, stop, restart } => {
                 self.gap_pending = false;
+                if restart {
+                    self.restart();
+                    return;
+                }
                 // The check started a new extrapolation window: a proposal from the old one is void.
                 self.extrapolation = None;
                 for j in screened {

@@ -297,3 +297,50 @@ fn anderson_extrapolation_keeps_the_optimum_and_speeds_up_cyclic_descent() {
         assert!((reached - optimum).abs() <= 1e-8 * optimum, "{}", scheduler.name());
     }
 }
+
+#[test]
+fn a_regularization_path_matches_independent_fits_with_fewer_updates() {
+    let data = problem(0.5, 13);
+    let points = 6;
+    for scheduler in [SchedulerKind::Dynamic, SchedulerKind::Cyclic] {
+        for workers in [1, 2] {
+            let mut p = params(scheduler, 1.0, true);
+            p.lambda = Lambda::Ratio(0.01);
+            p.tol = 1e-10;
+            p.path = Some(points);
+            // Blocks of consecutive correlated coordinates updated together oscillate at small lambda.
+            p.set_size = Some(1);
+            p.max_seconds = Some(60.0);
+            let path = run(&data, p.clone(), workers);
+            assert_eq!(path.path.len(), points, "{} P={workers}", scheduler.name());
+            assert_eq!(path.status, Status::Converged);
+            let mut independent_updates = 0;
+            for (i, point) in path.path.iter().enumerate() {
+                assert_eq!(point.status, Status::Converged);
+                if i > 0 {
+                    assert!(point.lambda < path.path[i - 1].lambda, "the grid decreases");
+                }
+                let mut single = p.clone();
+                single.path = None;
+                single.lambda = Lambda::Value(point.lambda);
+                let alone = run(&data, single, workers);
+                independent_updates += alone.updates;
+                let mut beta = vec![0.0; alone.beta.len()];
+                for &(j, v) in &point.coefficients {
+                    beta[j as usize] = v;
+                }
+                let on_path = objective(&data, &beta, point.intercept, point.lambda);
+                let reached = objective(&data, &alone.beta, alone.intercept, point.lambda);
+                assert!((on_path - reached).abs() <= 1e-8 * reached, "lambda {}", point.lambda);
+            }
+            assert!((path.path[0].lambda - path.lambda_max).abs() <= 1e-12 * path.lambda_max);
+            assert_eq!(path.path[0].nnz, 0, "nothing is active at lambda_max");
+            assert!(
+                path.updates < independent_updates,
+                "{} P={workers}: warm starts took {} updates, independent fits {independent_updates}",
+                scheduler.name(),
+                path.updates
+            );
+        }
+    }
+}

@@ -126,6 +126,11 @@ pub struct LassoArgs {
     /// Also stop when no coefficient moved more than this times the largest between two gap checks.
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub coef_tol: Option<f64>,
+    /// Solve a regularization path of N lambda values, geometric from lambda_max down to the given
+    /// lambda, each warm-started from the previous solution; writes path.csv and
+    /// path_coefficients.csv [default: one lambda].
+    #[arg(long, value_name = "N")]
+    pub path: Option<usize>,
     /// Stop after this many update rounds [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u64>,

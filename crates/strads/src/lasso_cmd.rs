@@ -117,6 +117,7 @@ impl Settings {
         params.tol = args.tol;
         params.coef_tol = args.coef_tol;
         params.max_rounds = args.max_rounds;
+        params.path = args.path;
         params.max_seconds = args.max_seconds;
         params.gap_every = gap_every;
         params.pipeline_depth = args.pipeline_depth;
@@ -241,13 +242,39 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary) -> Result<()
     let json = serde_json::to_string_pretty(summary).map_err(|e| Failure::Run(e.into()))?;
     write_string_atomic(&out.join("summary.json"), &(json + "\n")).map_err(run)?;
     write_atomic(&out.join("trace.csv"), |w| {
-        writeln!(w, "round,seconds,objective,duality_gap,nnz,updates")?;
+        writeln!(w, "round,seconds,objective,duality_gap,nnz,updates,lambda")?;
         for t in &fit.trace {
-            writeln!(w, "{},{},{},{},{},{}", t.round, t.seconds, t.objective, t.duality_gap, t.nnz, t.updates)?;
+            let (round, seconds, objective, gap, nnz, updates) =
+                (t.round, t.seconds, t.objective, t.duality_gap, t.nnz, t.updates);
+            writeln!(w, "{round},{seconds},{objective},{gap},{nnz},{updates},{}", t.lambda)?;
         }
         Ok(())
     })
     .map_err(run)?;
+    if !fit.path.is_empty() {
+        write_atomic(&out.join("path.csv"), |w| {
+            writeln!(w, "lambda,objective,duality_gap,nnz,seconds,updates,status")?;
+            for p in &fit.path {
+                let (lambda, objective, gap, nnz, seconds) = (p.lambda, p.objective, p.duality_gap, p.nnz, p.seconds);
+                writeln!(w, "{lambda},{objective},{gap},{nnz},{seconds},{},{}", p.updates, p.status.name())?;
+            }
+            Ok(())
+        })
+        .map_err(run)?;
+        write_atomic(&out.join("path_coefficients.csv"), |w| {
+            writeln!(w, "lambda,index,value")?;
+            for p in &fit.path {
+                if p.intercept != 0.0 {
+                    writeln!(w, "{},intercept,{}", p.lambda, p.intercept)?;
+                }
+                for (j, b) in &p.coefficients {
+                    writeln!(w, "{},{j},{b}", p.lambda)?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(run)?;
+    }
     write_atomic(&out.join("coefficients.csv"), |w| {
         writeln!(w, "index,value")?;
         if fit.intercept != 0.0 {

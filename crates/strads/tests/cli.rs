@@ -65,7 +65,7 @@ fn a_run_writes_summary_trace_and_coefficients() {
 
     let trace = std::fs::read_to_string(out.join("trace.csv")).unwrap();
     let mut lines = trace.lines();
-    assert_eq!(lines.next(), Some("round,seconds,objective,duality_gap,nnz,updates"));
+    assert_eq!(lines.next(), Some("round,seconds,objective,duality_gap,nnz,updates,lambda"));
     let last: Vec<f64> = lines.last().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
     assert_eq!(last[2], summary["objective"].as_f64().unwrap());
 
@@ -223,4 +223,40 @@ fn help_describes_every_option_with_its_default() {
     for command in ["lasso", "gen", "demo"] {
         assert!(top.contains(command));
     }
+}
+
+#[test]
+fn a_path_writes_one_row_and_the_coefficients_per_lambda() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = generate(dir.path());
+    let out = dir.path().join("path");
+    let run = strads(&[
+        "lasso",
+        "--data",
+        &data,
+        "--lambda-ratio",
+        "0.01",
+        "--path",
+        "5",
+        "--tol",
+        "1e-9",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let path = std::fs::read_to_string(out.join("path.csv")).unwrap();
+    let rows: Vec<Vec<String>> = path.lines().skip(1).map(|l| l.split(',').map(String::from).collect()).collect();
+    assert_eq!(path.lines().next(), Some("lambda,objective,duality_gap,nnz,seconds,updates,status"));
+    assert_eq!(rows.len(), 5);
+    let lambdas: Vec<f64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(lambdas.windows(2).all(|w| w[1] < w[0]), "{lambdas:?}");
+    assert!(rows.iter().all(|r| r[6] == "converged"));
+    let coefficients = std::fs::read_to_string(out.join("path_coefficients.csv")).unwrap();
+    let last = lambdas[4].to_string();
+    let at_last = coefficients.lines().filter(|l| l.starts_with(&format!("{last},"))).count();
+    assert_eq!(at_last.to_string(), rows[4][3], "nonzeros at the last lambda");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["lambda"].as_f64().unwrap(), lambdas[4]);
 }
