@@ -113,6 +113,40 @@ impl Features {
     }
 }
 
+/// `sum_k values[k] * v[indices[k]]`, with four running sums: a single sum makes every
+/// addition wait for the previous one.
+#[inline]
+fn sparse_dot(indices: &[u32], values: &[f64], v: &[f64]) -> f64 {
+    let mut sums = [0.0; 4];
+    let chunks = indices.len() / 4;
+    for c in 0..chunks {
+        let k = 4 * c;
+        for lane in 0..4 {
+            sums[lane] += values[k + lane] * v[indices[k + lane] as usize];
+        }
+    }
+    let mut tail = 0.0;
+    for k in 4 * chunks..indices.len() {
+        tail += values[k] * v[indices[k] as usize];
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+}
+
+/// `a . b` with four running sums.
+#[inline]
+fn dense_dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut sums = [0.0; 4];
+    let (a4, a_tail) = a.split_at(a.len() / 4 * 4);
+    let (b4, b_tail) = b[..a.len().min(b.len())].split_at(a4.len().min(b.len()));
+    for (x, y) in a4.chunks_exact(4).zip(b4.chunks_exact(4)) {
+        for lane in 0..4 {
+            sums[lane] += x[lane] * y[lane];
+        }
+    }
+    let tail: f64 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+}
+
 /// Compressed sparse columns with raw slices.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SparseColumns {
@@ -187,13 +221,9 @@ impl Columns {
         match self {
             Columns::Sparse(m) => {
                 let range = m.indptr[j]..m.indptr[j + 1];
-                let mut sum = 0.0;
-                for (&i, &x) in m.indices[range.clone()].iter().zip(&m.data[range]) {
-                    sum += x * v[i as usize];
-                }
-                sum
+                sparse_dot(&m.indices[range.clone()], &m.data[range], v)
             }
-            Columns::Dense(d) => d.data[j * d.rows..(j + 1) * d.rows].iter().zip(v).map(|(x, y)| x * y).sum(),
+            Columns::Dense(d) => dense_dot(&d.data[j * d.rows..(j + 1) * d.rows], v),
         }
     }
 
