@@ -185,6 +185,16 @@ mod tests {
         assert_eq!(y, vec![2.0]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            for header in [Header::Auto, Header::Yes, Header::No] {
+                let _ = parse_csv(Path::new("fuzz.csv"), &bytes, header, &LabelColumn::Auto);
+                let _ = parse_csv(Path::new("fuzz.csv"), &bytes, header, &LabelColumn::Index(3));
+            }
+        }
+    }
+
     #[test]
     fn bad_rows_name_the_line_and_column() {
         let err = |text: &str, label| parse(text, Header::Auto, label).unwrap_err().to_string();

@@ -136,6 +136,19 @@ fn parse_matrix_market(path: &Path, bytes: &[u8]) -> Result<Features, DataError>
                         format!("the header claims {count} {what}; at most {} are supported", u32::MAX),
                     ));
                 }
+                // Rows are allocated before the entries are read (and columns right after): a
+                // header may not claim more of them than the file could plausibly describe.
+                let plausible = 8 * bytes.len() as u64 + 1024;
+                if count > plausible {
+                    return Err(DataError::parse(
+                        path,
+                        size_line,
+                        format!(
+                            "the header claims {count} {what}, more than a file of {} bytes can describe (at most {plausible})",
+                            bytes.len()
+                        ),
+                    ));
+                }
             }
             if entries > capacity || entries > rows.saturating_mul(cols) {
                 return Err(DataError::parse(
@@ -332,8 +345,12 @@ mod tests {
             "x.mtx:2: the header claims 1000000000000 rows; at most 4294967295 are supported"
         );
         assert!(
-            err("%%MatrixMarket matrix coordinate real general\n100000 100000 9000000000\n1 1 1\n")
+            err("%%MatrixMarket matrix coordinate real general\n1000 1000 9000000000\n1 1 1\n")
                 .starts_with("x.mtx:2: the header claims 9000000000 entries")
+        );
+        assert!(
+            err("%%MatrixMarket matrix coordinate real general\n4000000000 3 1\n1 1 1\n")
+                .starts_with("x.mtx:2: the header claims 4000000000 rows, more than a file of")
         );
         assert!(
             err("%%MatrixMarket matrix array real general\n4000000000 4000000000\n1\n")
@@ -367,6 +384,24 @@ mod tests {
             err("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n"),
             "x.mtx: the header declares 2 x 2 = 4 values but the file has 3"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let mut text = b"%%MatrixMarket matrix coordinate real general\n".to_vec();
+            text.extend_from_slice(&bytes);
+            let _ = parse_matrix_market(Path::new("fuzz.mtx"), &text);
+            let _ = parse_matrix_market(Path::new("fuzz.mtx"), &bytes);
+        }
+
+        #[test]
+        fn arbitrary_entry_soup_never_panics(body in "[0-9 .eE+\\-\n%]{0,300}") {
+            for layout in ["coordinate", "array"] {
+                let text = format!("%%MatrixMarket matrix {layout} real general\n{body}");
+                let _ = parse_matrix_market(Path::new("fuzz.mtx"), text.as_bytes());
+            }
+        }
     }
 
     #[test]

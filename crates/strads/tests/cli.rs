@@ -260,3 +260,70 @@ fn a_path_writes_one_row_and_the_coefficients_per_lambda() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["lambda"].as_f64().unwrap(), lambdas[4]);
 }
+
+/// The same data as LIBSVM, as MatrixMarket with a label file, and as CSV gives the same model.
+#[test]
+fn every_input_format_gives_the_same_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<(f64, Vec<f64>)> = (0..60)
+        .map(|i| {
+            let x: Vec<f64> = (0..5).map(|j| (((i * 7 + j * 13) % 11) as f64 - 5.0) / 3.0).collect();
+            let y = 2.0 * x[0] - x[3] + 0.1 * ((i % 7) as f64 - 3.0);
+            (y, x)
+        })
+        .collect();
+    let mut svm = String::new();
+    let mut csv = String::from("a,b,target,c,d,e\n");
+    let mut mtx = String::new();
+    let mut labels = String::new();
+    let mut entries = 0;
+    for (i, (y, x)) in rows.iter().enumerate() {
+        svm.push_str(&y.to_string());
+        for (j, v) in x.iter().enumerate() {
+            if *v != 0.0 {
+                svm.push_str(&format!(" {}:{v}", j + 1));
+                mtx.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+                entries += 1;
+            }
+        }
+        svm.push('\n');
+        csv.push_str(&format!("{},{},{y},{},{},{}\n", x[0], x[1], x[2], x[3], x[4]));
+        labels.push_str(&format!("{y}\n"));
+    }
+    let mtx = format!("%%MatrixMarket matrix coordinate real general\n{} 5 {entries}\n{mtx}", rows.len());
+    for (name, text) in [("d.svm", &svm), ("d.csv", &csv), ("x.mtx", &mtx), ("y.txt", &labels)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let mut objectives = vec![];
+    for (data, extra) in [("d.svm", None), ("d.csv", None), ("x.mtx", Some(path("y.txt")))] {
+        let out = dir.path().join(format!("out-{data}"));
+        let mut args = vec![
+            "lasso".to_string(),
+            "--data".into(),
+            path(data),
+            "--lambda".into(),
+            "0.05".into(),
+            "--intercept".into(),
+            "--tol".into(),
+            "1e-10".into(),
+            "--quiet".into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+        ];
+        if let Some(labels) = extra {
+            args.extend(["--labels".into(), labels]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = strads(&args);
+        assert!(run.status.success(), "{data}: {}", stderr(&run));
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["features"], 5, "{data}");
+        assert_eq!(summary["rows"], 60, "{data}");
+        objectives.push(summary["objective"].as_f64().unwrap());
+    }
+    for o in &objectives {
+        assert!((o - objectives[0]).abs() <= 1e-9 * objectives[0], "{objectives:?}");
+    }
+}
