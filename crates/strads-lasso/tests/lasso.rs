@@ -16,6 +16,29 @@ fn problem(correlation: f64, seed: u64) -> Dataset {
     generate(&spec).data
 }
 
+/// Blocks of ten features correlated at 0.9: where parallel updates of dependent coordinates fight.
+fn strongly_correlated() -> Dataset {
+    let spec = GeneratorSpec {
+        rows: 200,
+        features: 100,
+        block: 10,
+        correlation: 0.9,
+        density: 1.0,
+        support: 4,
+        noise: 0.1,
+        seed: 3,
+    };
+    generate(&spec).data
+}
+
+/// `||X^T (y - mean)||_inf / n` (centred with an intercept): the smallest all-zero lambda.
+fn lambda_max(data: &Dataset, intercept: bool) -> f64 {
+    let n = data.y.len() as f64;
+    let mean = if intercept { data.y.iter().sum::<f64>() / n } else { 0.0 };
+    let centred: Vec<f64> = data.y.iter().map(|y| y - mean).collect();
+    data.x.to_columns().transpose_mul(&centred).iter().fold(0.0f64, |m, g| m.max(g.abs())) / n
+}
+
 fn run(data: &Dataset, params: LassoParams, workers: usize) -> LassoFit {
     let checked = params.check().unwrap();
     let launcher = Embedded::new(workers).unwrap();
@@ -35,7 +58,7 @@ fn params(scheduler: SchedulerKind, lambda: f64, intercept: bool) -> LassoParams
 fn every_scheduler_and_worker_count_reaches_the_sequential_optimum() {
     let data = problem(0.5, 1);
     for intercept in [false, true] {
-        let lambda_max = run(&data, params(SchedulerKind::Sequential, 1.0, intercept), 1).lambda_max;
+        let lambda_max = lambda_max(&data, intercept);
         let lambda = lambda_max / 20.0;
         let (beta, beta0) = cyclic_descent(&data, lambda, intercept, 1e-13, 100_000);
         let optimum = objective(&data, &beta, beta0, lambda);
@@ -59,7 +82,7 @@ fn every_scheduler_and_worker_count_reaches_the_sequential_optimum() {
 #[test]
 fn the_dynamic_scheduler_needs_fewer_updates_than_shotgun_on_correlated_data() {
     let data = problem(0.9, 2);
-    let lambda_max = run(&data, params(SchedulerKind::Sequential, 1.0, false), 1).lambda_max;
+    let lambda_max = lambda_max(&data, false);
     let target = {
         let (beta, beta0) = cyclic_descent(&data, lambda_max / 50.0, false, 1e-13, 100_000);
         objective(&data, &beta, beta0, lambda_max / 50.0)
@@ -85,18 +108,8 @@ fn the_dynamic_scheduler_needs_fewer_updates_than_shotgun_on_correlated_data() {
 #[test]
 fn shotgun_diverges_where_the_dependency_check_does_not() {
     // Strongly correlated features updated many at a time: Shotgun's parallel updates overshoot.
-    let spec = GeneratorSpec {
-        rows: 200,
-        features: 100,
-        block: 10,
-        correlation: 0.9,
-        density: 1.0,
-        support: 4,
-        noise: 0.1,
-        seed: 3,
-    };
-    let data = generate(&spec).data;
-    let lambda_max = run(&data, params(SchedulerKind::Sequential, 1.0, false), 1).lambda_max;
+    let data = strongly_correlated();
+    let lambda_max = lambda_max(&data, false);
     let mut p = params(SchedulerKind::Shotgun, lambda_max / 10.0, false);
     p.set_size = Some(32);
     p.tol = 1e-8;
@@ -177,6 +190,8 @@ fn lambda_at_or_above_lambda_max_gives_all_zero_coefficients() {
         p.lambda = Lambda::Ratio(1.0);
         let model = run(&data, p, 2);
         assert_eq!(model.nnz(), 0, "{}", scheduler.name());
+        let expected = lambda_max(&data, true);
+        assert!((model.lambda_max - expected).abs() <= 1e-12 * expected, "the statistics round finds lambda_max");
         assert_eq!(model.status, Status::Converged);
         let mean = data.y.iter().sum::<f64>() / data.y.len() as f64;
         assert!((model.intercept - mean).abs() < 1e-12);
@@ -200,18 +215,8 @@ fn budgets_stop_the_run_with_a_final_gap_check() {
 /// never updated, so the gap stalled at 2e-2. Considering them in draw order lets everyone in.
 #[test]
 fn drawn_candidate_order_does_not_starve_dependent_coordinates() {
-    let spec = GeneratorSpec {
-        rows: 200,
-        features: 100,
-        block: 10,
-        correlation: 0.9,
-        density: 1.0,
-        support: 4,
-        noise: 0.1,
-        seed: 3,
-    };
-    let data = generate(&spec).data;
-    let lambda_max = run(&data, params(SchedulerKind::Sequential, 1.0, false), 1).lambda_max;
+    let data = strongly_correlated();
+    let lambda_max = lambda_max(&data, false);
     let mut p = params(SchedulerKind::Dynamic, lambda_max / 10.0, false);
     p.set_size = Some(32);
     p.tol = 1e-8;
