@@ -112,6 +112,7 @@ pub struct DynamicScheduler {
     eligible: SumTree,
     excluded: Vec<bool>,
     in_flight: Vec<bool>,
+    in_flight_list: Vec<ParamId>,
     base: f64,
     rng: Xoshiro256PlusPlus,
     stats: SelectStats,
@@ -140,6 +141,7 @@ impl DynamicScheduler {
             eligible,
             excluded: vec![false; params],
             in_flight: vec![false; params],
+            in_flight_list: vec![],
             base: 1.0,
             rng,
             stats: SelectStats::default(),
@@ -206,6 +208,7 @@ impl DynamicScheduler {
         for &param in params {
             self.in_flight[param] = false;
         }
+        self.in_flight_list.retain(|&p| self.in_flight[p]);
     }
 
     /// Samples `L'` candidates and keeps up to `L` of them through the dependency filter.
@@ -224,6 +227,20 @@ impl DynamicScheduler {
         let mut kept: Vec<ParamId> = Vec::with_capacity(self.config.set_size);
         // Kept parameters whose dependents the application could not list: checked pair by pair.
         let mut unlisted: Vec<ParamId> = Vec::new();
+        // Parameters of earlier rounds still in flight (pipelining) are updated concurrently with
+        // this round's: a candidate must not depend on them either.
+        if let Some(rho) = self.config.rho {
+            for k in self.in_flight_list.clone() {
+                match dependency.dependents(k, rho) {
+                    Some(list) => {
+                        for &d in list {
+                            self.marks[d] = self.epoch;
+                        }
+                    }
+                    None => unlisted.push(k),
+                }
+            }
+        }
         let mut sampled = 0;
         match self.config.order {
             CandidateOrder::Drawn => {
@@ -296,6 +313,7 @@ impl DynamicScheduler {
         }
         kept.push(param);
         self.in_flight[param] = true;
+        self.in_flight_list.push(param);
         if kept.len() >= self.config.set_size {
             return false;
         }
@@ -426,6 +444,26 @@ mod tests {
         }
         assert!(pairwise.stats().rejected > 0);
         assert_eq!(pairwise.stats().rejected, marked.stats().rejected);
+    }
+
+    #[test]
+    fn candidates_never_depend_on_parameters_still_in_flight() {
+        let mut scheduler = DynamicScheduler::new(config(100, 4, 16, Some(0.5)));
+        let mut in_flight: std::collections::VecDeque<Vec<ParamId>> = Default::default();
+        for _ in 0..300 {
+            let kept = scheduler.select(&mut Groups);
+            for earlier in &in_flight {
+                for a in &kept {
+                    assert!(earlier.iter().all(|b| a / 10 != b / 10), "{kept:?} depends on {earlier:?}");
+                }
+            }
+            in_flight.push_back(kept);
+            // A pipeline of depth 2: the oldest of three rounds is pulled.
+            if in_flight.len() == 3 {
+                let done = in_flight.pop_front().unwrap();
+                scheduler.complete(&done);
+            }
+        }
     }
 
     #[test]
