@@ -5,7 +5,7 @@
 //! | `lambda` | (required) | L1 weight, or a fraction of `lambda_max = ||X^T y||_inf / n` | `> 0`; ratio in `(0, 1]` |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
 //! | `scheduler` | `dynamic` | `dynamic`, `shotgun`, `cyclic`, `sequential` | |
-//! | `set_size` | the number of workers `P` (sequential: 1) | `L`: coordinates updated in parallel per round | `>= 1` |
+//! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic | `L`: coordinates updated in parallel per round | `>= 1` |
 //! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic); raised to `L` if smaller | `>= 1` |
 //! | `candidate_order` | `drawn` | order in which the check considers candidates: `drawn` (random, biased to high priority) or `priority` | |
 //! | `rho` | 0.1 | keep a candidate only if `|corr|` with every kept one is below `rho` | `(0, 1]` |
@@ -95,7 +95,7 @@ pub struct LassoParams {
     pub intercept: bool,
     /// The scheduler.
     pub scheduler: SchedulerKind,
-    /// `L`, or `None` for the number of workers (1 for `sequential`).
+    /// `L`, or `None` for 1 (`dynamic`, `sequential`) or the number of workers (`shotgun`, `cyclic`).
     pub set_size: Option<usize>,
     /// `L'`, or `None` for `2 L`.
     pub candidates: Option<usize>,
@@ -257,8 +257,8 @@ impl CheckedParams {
     pub fn set_size(&self, workers: usize) -> usize {
         match (self.raw.set_size, self.raw.scheduler) {
             (Some(l), _) => l,
-            (None, SchedulerKind::Sequential) => 1,
-            (None, _) => workers.max(1),
+            (None, SchedulerKind::Dynamic | SchedulerKind::Sequential) => 1,
+            (None, SchedulerKind::Shotgun | SchedulerKind::Cyclic) => workers.max(1),
         }
     }
 
@@ -324,11 +324,16 @@ mod tests {
     #[test]
     fn defaults_depend_on_the_scheduler() {
         let dynamic = LassoParams::new(Lambda::Ratio(0.1)).check().unwrap();
-        assert_eq!((dynamic.set_size(4), dynamic.candidates(4), dynamic.screening), (4, 8, true));
+        assert_eq!((dynamic.set_size(4), dynamic.candidates(4), dynamic.screening), (1, 2, true));
+        let mut p = LassoParams::new(Lambda::Ratio(0.1));
+        p.scheduler = SchedulerKind::Shotgun;
+        assert_eq!(p.check().unwrap().set_size(4), 4, "Shotgun: P coordinates in parallel");
         assert_eq!(dynamic.working_set, Some(100));
         assert_eq!(dynamic.warmup_rounds(100, 4), 0);
         let mut p = LassoParams::new(Lambda::Ratio(0.1));
         p.working_set = Some(0);
+        assert_eq!(p.clone().check().unwrap().warmup_rounds(100, 10), 300);
+        p.scheduler = SchedulerKind::Shotgun;
         assert_eq!(p.clone().check().unwrap().warmup_rounds(100, 10), 30);
         p.candidates = Some(3);
         assert_eq!(p.check().unwrap().candidates(8), 8, "raised to L");

@@ -82,7 +82,7 @@ pub struct LassoArgs {
     /// Worker threads, each owning a shard of the rows.
     #[arg(long, value_name = "P", default_value_t = 1)]
     pub workers: usize,
-    /// Coordinates updated in parallel per round, L [default: 32; sequential: 1].
+    /// Coordinates updated in parallel per round, L [default: 1; shotgun and cyclic: P].
     #[arg(long, value_name = "L")]
     pub set_size: Option<usize>,
     /// Candidates sampled before the dependency check, L' >= L [default: 2 L].

@@ -47,7 +47,7 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
     let parallel = 16;
     let runs: [(&str, Option<usize>, &[SchedulerKind]); 2] = [
         (
-            "one coordinate per worker and round (the default)",
+            "default set sizes (dynamic and sequential: 1; shotgun and cyclic: one per worker)",
             None,
             &[SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential],
         ),
