@@ -229,17 +229,9 @@ impl DynamicScheduler {
         let mut unlisted: Vec<ParamId> = Vec::new();
         // Parameters of earlier rounds still in flight (pipelining) are updated concurrently with
         // this round's: a candidate must not depend on them either.
-        if let Some(rho) = self.config.rho {
-            for k in self.in_flight_list.clone() {
-                match dependency.dependents(k, rho) {
-                    Some(list) => {
-                        for &d in list {
-                            self.marks[d] = self.epoch;
-                        }
-                    }
-                    None => unlisted.push(k),
-                }
-            }
+        for i in 0..self.in_flight_list.len() {
+            let k = self.in_flight_list[i];
+            self.block_dependents(k, dependency, &mut unlisted);
         }
         let mut sampled = 0;
         match self.config.order {
@@ -317,18 +309,23 @@ impl DynamicScheduler {
         if kept.len() >= self.config.set_size {
             return false;
         }
-        if let Some(rho) = self.config.rho {
-            match dependency.dependents(param, rho) {
-                Some(list) => {
-                    self.stats.checks += list.len() as u64;
-                    for &k in list {
-                        self.marks[k] = self.epoch;
-                    }
-                }
-                None => unlisted.push(param),
-            }
-        }
+        self.block_dependents(param, dependency, unlisted);
         true
+    }
+
+    /// Keeps later candidates of this selection from depending on `k`: marks its listed
+    /// dependents, or leaves it to be scored pair by pair when the application cannot list them.
+    fn block_dependents(&mut self, k: ParamId, dependency: &mut impl Dependency, unlisted: &mut Vec<ParamId>) {
+        let Some(rho) = self.config.rho else { return };
+        match dependency.dependents(k, rho) {
+            Some(list) => {
+                self.stats.checks += list.len() as u64;
+                for &d in list {
+                    self.marks[d] = self.epoch;
+                }
+            }
+            None => unlisted.push(k),
+        }
     }
 
     fn refresh(&mut self, param: ParamId) {

@@ -205,7 +205,7 @@ pub fn fit<L: Launcher>(
         rejected: scheduler.select_stats().rejected,
         stale_skips: aggregator.stale_skips,
         extrapolations: aggregator.extrapolations,
-        path: aggregator.path.clone(),
+        path: aggregator.path,
         trace: aggregator.trace,
         scheduler: raw.scheduler,
         workers,

@@ -77,6 +77,24 @@ pub enum PriorityRule {
     },
 }
 
+impl PriorityRule {
+    /// A coordinate's own weight after a change of `delta`.
+    pub fn weight(self, delta: f64) -> f64 {
+        match self {
+            PriorityRule::Absolute { .. } => delta.abs(),
+            PriorityRule::Squared { .. } => delta * delta,
+        }
+    }
+
+    /// The base every coordinate has on top of its weight, given the mean nonzero magnitude.
+    pub fn base(self, mean_nonzero: f64) -> f64 {
+        match self {
+            PriorityRule::Absolute { base_fraction } => base_fraction * mean_nonzero,
+            PriorityRule::Squared { eta } => eta,
+        }
+    }
+}
+
 /// When to compute the duality gap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GapEvery {

@@ -259,6 +259,13 @@ impl Worker<LassoProgram> for LassoWorker {
     }
 }
 
+/// `total += part`, element by element: how the aggregator adds up the workers' partial sums.
+fn add_into<T: Copy + std::ops::AddAssign>(total: &mut [T], part: &[T]) {
+    for (a, &b) in total.iter_mut().zip(part) {
+        *a += b;
+    }
+}
+
 /// Removes from a sorted list the members of another sorted list.
 fn remove_sorted(list: &mut Vec<u32>, remove: &[u32]) {
     let mut k = 0;
@@ -475,18 +482,10 @@ impl<'o> LassoAggregator<'o> {
                     t.rows += s.rows;
                     t.y_sum += s.y_sum;
                     t.y_sq += s.y_sq;
-                    for (a, b) in t.col_sq.iter_mut().zip(&s.col_sq) {
-                        *a += b;
-                    }
-                    for (a, b) in t.col_sum.iter_mut().zip(&s.col_sum) {
-                        *a += b;
-                    }
-                    for (a, b) in t.col_nnz.iter_mut().zip(&s.col_nnz) {
-                        *a += b;
-                    }
-                    for (a, b) in t.xty.iter_mut().zip(&s.xty) {
-                        *a += b;
-                    }
+                    add_into(&mut t.col_sq, &s.col_sq);
+                    add_into(&mut t.col_sum, &s.col_sum);
+                    add_into(&mut t.col_nnz, &s.col_nnz);
+                    add_into(&mut t.xty, &s.xty);
                 }
             }
         }
@@ -681,9 +680,7 @@ impl<'o> LassoAggregator<'o> {
         let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
         for partial in &partials {
             if let Partial::Gap(g) = partial {
-                for (a, b) in xtr.iter_mut().zip(&g.xtr) {
-                    *a += b;
-                }
+                add_into(&mut xtr, &g.xtr);
                 r_sq += g.r_sq;
                 r_sum += g.r_sum;
                 r_dot_y += g.r_dot_y;

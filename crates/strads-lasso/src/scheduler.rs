@@ -442,26 +442,16 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 if extrapolate.is_some() {
                     self.extrapolation = extrapolate;
                 }
+                let coords: Vec<usize> = changes.iter().map(|&(j, _)| j as usize).collect();
                 match &mut self.order {
                     Order::Dynamic { sampler, rule, .. } => {
-                        let coords: Vec<usize> = changes.iter().map(|&(j, _)| j as usize).collect();
                         sampler.complete(&coords);
                         for &(j, delta) in &changes {
-                            let weight = match rule {
-                                PriorityRule::Absolute { .. } => delta.abs(),
-                                PriorityRule::Squared { .. } => delta * delta,
-                            };
-                            sampler.set_weight(j as usize, weight);
+                            sampler.set_weight(j as usize, rule.weight(delta));
                         }
-                        sampler.set_base(match rule {
-                            PriorityRule::Absolute { base_fraction } => *base_fraction * mean_nonzero,
-                            PriorityRule::Squared { eta } => *eta,
-                        });
+                        sampler.set_base(rule.base(mean_nonzero));
                     }
-                    Order::Shotgun { sampler } => {
-                        let coords: Vec<usize> = changes.iter().map(|&(j, _)| j as usize).collect();
-                        sampler.complete(&coords);
-                    }
+                    Order::Shotgun { sampler } => sampler.complete(&coords),
                     Order::Cyclic { .. } => {}
                 }
                 if let Some(stop) = stop {
@@ -474,11 +464,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 self.extrapolated_since_gap = true;
                 if let Order::Dynamic { sampler, rule, .. } = &mut self.order {
                     for (j, delta) in changes {
-                        let weight = match rule {
-                            PriorityRule::Absolute { .. } => delta.abs(),
-                            PriorityRule::Squared { .. } => delta * delta,
-                        };
-                        sampler.set_weight(j as usize, weight);
+                        sampler.set_weight(j as usize, rule.weight(delta));
                     }
                 }
             }
