@@ -1,0 +1,167 @@
+//! Training an LDA model on any launcher: checks the corpus, lays out the shards, runs the plan, returns the model.
+
+use std::sync::Arc;
+
+use rand::seq::SliceRandom;
+use strads_core::{Launcher, RunOptions, balanced_ranges};
+use strads_corpus::Corpus;
+
+use crate::LdaError;
+use crate::layout::VocabularyBlocks;
+use crate::params::CheckedParams;
+use crate::plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
+use crate::program::{Lda, Shard, worker_rng};
+
+/// A trained topic model and how it was reached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdaFit {
+    /// `K`.
+    pub topics: usize,
+    /// `alpha` used.
+    pub alpha: f64,
+    /// `beta` used.
+    pub beta: f64,
+    /// The gathered counts: `n_wk`, `n_dk` (in corpus order), `n_k`, and assignments if asked.
+    pub counts: Gathered,
+    /// Tokens in the training corpus.
+    pub tokens: u64,
+    /// Iterations run.
+    pub iterations: u64,
+    /// Seconds of training (evaluations excluded).
+    pub seconds: f64,
+    /// The evaluation points, the last one after the last iteration.
+    pub trace: Vec<TracePoint>,
+}
+
+impl LdaFit {
+    /// The last evaluation point.
+    pub fn last(&self) -> Option<&TracePoint> {
+        self.trace.last()
+    }
+
+    /// `phi_kw = (n_wk + beta) / (n_k + V beta)` for topic `k`, over the vocabulary.
+    pub fn topic_words(&self, k: usize) -> Vec<f64> {
+        let v = self.counts.word_topic.len() / self.topics;
+        let norm = self.counts.totals[k] as f64 + v as f64 * self.beta;
+        (0..v).map(|w| (f64::from(self.counts.word_topic[w * self.topics + k]) + self.beta) / norm).collect()
+    }
+
+    /// `theta_dk = (n_dk + alpha) / (N_d + K alpha)` for document `d` (in corpus order).
+    pub fn document_topics(&self, d: usize) -> Vec<f64> {
+        let k = self.topics;
+        let norm = f64::from(self.counts.lengths[d]) + k as f64 * self.alpha;
+        self.counts.doc_topic[d * k..(d + 1) * k].iter().map(|&c| (f64::from(c) + self.alpha) / norm).collect()
+    }
+}
+
+/// Splits each test document's tokens into an observed half and a held-out half, by a seeded shuffle.
+pub fn split_for_completion(test: &Corpus, seed: u64) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut rng = worker_rng(seed, usize::MAX, 2);
+    (0..test.documents())
+        .map(|d| {
+            let mut tokens = test.document(d).to_vec();
+            tokens.shuffle(&mut rng);
+            let heldout = tokens.split_off(tokens.len() / 2);
+            (tokens, heldout)
+        })
+        .collect()
+}
+
+/// Checks that a corpus can be trained on `workers` workers and that every word id fits its vocabulary.
+fn check_corpus(corpus: &Corpus, test: Option<&Corpus>, workers: usize) -> Result<(), LdaError> {
+    if corpus.token_count() == 0 {
+        return Err(LdaError::Data("the corpus has no token".into()));
+    }
+    if corpus.documents() < workers {
+        return Err(LdaError::Data(format!("{} documents cannot be shared by {workers} workers", corpus.documents())));
+    }
+    for (name, c) in std::iter::once(("training", corpus)).chain(test.map(|t| ("test", t))) {
+        if c.vocabulary_size() != corpus.vocabulary_size() {
+            return Err(LdaError::Data(format!(
+                "the {name} corpus has a vocabulary of {} words, the training corpus {}",
+                c.vocabulary_size(),
+                corpus.vocabulary_size()
+            )));
+        }
+        if let Some(&w) = c.tokens.iter().find(|&&w| w as usize >= corpus.vocabulary_size()) {
+            return Err(LdaError::Data(format!("the {name} corpus has word id {w} beyond its vocabulary")));
+        }
+    }
+    Ok(())
+}
+
+/// Trains LDA on `launcher`'s workers; `observer` sees every evaluation point as it happens.
+///
+/// Returns the model on the leading process and `None` on the others.
+pub fn fit<L: Launcher>(
+    corpus: &Corpus,
+    test: Option<&Corpus>,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+) -> Result<Option<LdaFit>, LdaError> {
+    let workers = launcher.workers();
+    if workers != params.workers {
+        return Err(LdaError::Params(format!(
+            "parameters were checked for {} workers, the launcher has {workers}",
+            params.workers
+        )));
+    }
+    check_corpus(corpus, test, workers)?;
+    let mut frequencies = vec![0u64; corpus.vocabulary_size()];
+    for &w in &corpus.tokens {
+        frequencies[w as usize] += 1;
+    }
+    let vocabulary = Arc::new(VocabularyBlocks::new(&frequencies, params.blocks, params.seed));
+    let lengths: Vec<u64> = (0..corpus.documents()).map(|d| corpus.document(d).len() as u64).collect();
+    let shards = balanced_ranges(&lengths, workers);
+    let split = test.map(|t| split_for_completion(t, params.seed));
+    let test_shards = split.as_ref().map(|s| {
+        let lengths: Vec<u64> = s.iter().map(|(a, b)| (a.len() + b.len()) as u64).collect();
+        if lengths.len() >= workers {
+            balanced_ranges(&lengths, workers)
+        } else {
+            (0..workers).map(|p| strads_core::shard_range(lengths.len(), workers, p)).collect()
+        }
+    });
+    let tokens = corpus.token_count() as u64;
+    let mut observe = observer;
+    let outcome = launcher.run::<Lda, _, _, _>(
+        RunOptions { pipeline_depth: 0 },
+        |p| {
+            let range = shards[p].clone();
+            let first = range.start;
+            let test_part = match (&split, &test_shards) {
+                (Some(split), Some(ranges)) => Some(&split[ranges[p].clone()]),
+                _ => None,
+            };
+            Ok(Shard::new(p, params, &vocabulary, first, range.len(), |d| corpus.document(first + d), test_part))
+        },
+        || {
+            (
+                LdaScheduler::new(params.clone(), tokens, test.is_some(), &mut observe),
+                LdaAggregator::new(params.clone(), Arc::clone(&vocabulary), corpus.documents(), tokens),
+            )
+        },
+    )?;
+    let Some((scheduler, aggregator)) = outcome else { return Ok(None) };
+    if let Some((iteration, message)) = scheduler.failure() {
+        return Err(LdaError::Invariant { iteration: *iteration, message: message.clone() });
+    }
+    let trace = scheduler.trace().to_vec();
+    let iterations = scheduler.iterations();
+    let seconds = scheduler.training_seconds();
+    let counts = aggregator
+        .into_gathered()
+        .ok_or_else(|| LdaError::Data("the run ended before the model was gathered".into()))?;
+    Ok(Some(LdaFit {
+        topics: params.topics,
+        alpha: params.alpha,
+        beta: params.beta,
+        counts,
+        tokens,
+        iterations,
+        seconds,
+        trace,
+    }))
+}

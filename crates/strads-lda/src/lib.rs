@@ -1,0 +1,24 @@
+//! LDA topic models by collapsed Gibbs sampling, model parallel by vocabulary rotation.
+//!
+//! Documents are split over `P` workers; the vocabulary is shuffled and cut into `U >= P` blocks
+//! whose word-topic rows travel from worker to worker (the static engine's rotation), so no row is
+//! ever written by two workers at once and each worker holds about `1/P` of the model. Two
+//! samplers draw from the same conditional: SparseLDA's buckets and an O(1) alias/Metropolis-Hastings
+//! sampler. A data-parallel mode (full stale copies merged by `pull`) is the baseline to compare with.
+
+mod error;
+pub mod eval;
+mod fit;
+pub mod generate;
+pub mod layout;
+mod params;
+mod plan;
+mod program;
+pub mod reference;
+pub mod sampler;
+
+pub use error::LdaError;
+pub use fit::{LdaFit, fit, split_for_completion};
+pub use params::{CheckedParams, LdaParams, Mode, SamplerKind, Sync};
+pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
+pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard};

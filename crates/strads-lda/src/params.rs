@@ -1,0 +1,219 @@
+//! LDA parameters: raw settings, checked once into [`CheckedParams`] before any work starts.
+//!
+//! | name | default | meaning | range |
+//! |---|---|---|---|
+//! | `topics` | 100 | `K` | `1..=65536` |
+//! | `alpha` | `50 / K` | symmetric Dirichlet prior on each document's topic mix, per topic | `> 0` |
+//! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
+//! | `iterations` | 100 | sweeps over every token | `>= 1` |
+//! | `sampler` | `alias` | `alias` (O(1) per token: alias tables + Metropolis-Hastings) or `sparse` (SparseLDA buckets) | |
+//! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
+//! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
+//! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `>= P` |
+//! | `sync` | `subround` | when topic totals (and, data parallel, word-topic changes) are merged: `subround` or `iteration` | |
+//! | `eval_every` | 10 | iterations between log-likelihood evaluations (and at the last) | `>= 1` |
+//! | `test_every` | `eval_every` | iterations between held-out perplexities (when a test set is given) | `>= 1` |
+//! | `fold_in_sweeps` | 10 | Gibbs sweeps over the observed half of each test document per evaluation | `>= 1` |
+//! | `seed` | 0 | seed of the vocabulary shuffle and every worker's sampler | |
+//! | `verify` | off | after every iteration, gather all counts and check their invariants (slow; for tests) | |
+
+use crate::LdaError;
+
+/// Which conditional sampler draws a token's topic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SamplerKind {
+    /// SparseLDA's split of the conditional into a smoothing, a word and a document bucket.
+    Sparse,
+    /// Alias tables for the word proposal, a token of the document for the document proposal,
+    /// each corrected by a Metropolis-Hastings step (LightLDA's cycle).
+    Alias,
+}
+
+impl SamplerKind {
+    /// The name used on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerKind::Sparse => "sparse",
+            SamplerKind::Alias => "alias",
+        }
+    }
+}
+
+/// Where the word-topic table lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// STRADS: the table is cut into vocabulary blocks that rotate over the workers.
+    ModelParallel,
+    /// YahooLDA-style baseline: every worker keeps the whole table and merges stale changes.
+    DataParallel,
+}
+
+impl Mode {
+    /// The name used on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::ModelParallel => "model-parallel",
+            Mode::DataParallel => "data-parallel",
+        }
+    }
+}
+
+/// When shared counts are merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sync {
+    /// After every sub-round (the paper).
+    Subround,
+    /// After every iteration (the release).
+    Iteration,
+}
+
+/// LDA settings as the user gives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdaParams {
+    /// Number of topics `K`.
+    pub topics: usize,
+    /// Document-topic prior per topic; `None` is `50 / K`.
+    pub alpha: Option<f64>,
+    /// Topic-word prior.
+    pub beta: f64,
+    /// Sweeps over every token.
+    pub iterations: u64,
+    /// The conditional sampler.
+    pub sampler: SamplerKind,
+    /// Proposals per token for the alias sampler.
+    pub mh_steps: usize,
+    /// Model or data parallel.
+    pub mode: Mode,
+    /// Vocabulary blocks `U`; `None` is the number of workers.
+    pub blocks: Option<usize>,
+    /// When shared counts are merged.
+    pub sync: Sync,
+    /// Iterations between log-likelihood evaluations.
+    pub eval_every: u64,
+    /// Iterations between held-out perplexities; `None` is `eval_every`.
+    pub test_every: Option<u64>,
+    /// Fold-in sweeps per held-out evaluation.
+    pub fold_in_sweeps: usize,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Check the count invariants after every iteration.
+    pub verify: bool,
+    /// Return every token's final topic.
+    pub keep_assignments: bool,
+}
+
+impl Default for LdaParams {
+    fn default() -> Self {
+        LdaParams {
+            topics: 100,
+            alpha: None,
+            beta: 0.01,
+            iterations: 100,
+            sampler: SamplerKind::Alias,
+            mh_steps: 2,
+            mode: Mode::ModelParallel,
+            blocks: None,
+            sync: Sync::Subround,
+            eval_every: 10,
+            test_every: None,
+            fold_in_sweeps: 10,
+            seed: 0,
+            verify: false,
+            keep_assignments: false,
+        }
+    }
+}
+
+/// Parameters checked against their ranges and the number of workers, defaults resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedParams {
+    /// `K`.
+    pub topics: usize,
+    /// Resolved `alpha`.
+    pub alpha: f64,
+    /// `beta`.
+    pub beta: f64,
+    /// Iterations.
+    pub iterations: u64,
+    /// Sampler.
+    pub sampler: SamplerKind,
+    /// Proposals per token (alias).
+    pub mh_steps: usize,
+    /// Mode.
+    pub mode: Mode,
+    /// Resolved `U`.
+    pub blocks: usize,
+    /// Workers `P` the parameters were checked for.
+    pub workers: usize,
+    /// Merge policy.
+    pub sync: Sync,
+    /// Evaluation period.
+    pub eval_every: u64,
+    /// Held-out period.
+    pub test_every: u64,
+    /// Fold-in sweeps.
+    pub fold_in_sweeps: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Verify invariants every iteration.
+    pub verify: bool,
+    /// Return the final assignments.
+    pub keep_assignments: bool,
+}
+
+impl LdaParams {
+    /// Checks every setting for a run on `workers` workers.
+    pub fn check(&self, workers: usize) -> Result<CheckedParams, LdaError> {
+        let bad = |m: String| Err(LdaError::Params(m));
+        if !(1..=65536).contains(&self.topics) {
+            return bad(format!("topics must be in 1..=65536, got {}", self.topics));
+        }
+        let alpha = self.alpha.unwrap_or(50.0 / self.topics as f64);
+        if !(alpha.is_finite() && alpha > 0.0) {
+            return bad(format!("alpha must be a positive number, got {alpha}"));
+        }
+        if !(self.beta.is_finite() && self.beta > 0.0) {
+            return bad(format!("beta must be a positive number, got {}", self.beta));
+        }
+        if self.iterations == 0 {
+            return bad("iterations must be at least 1".into());
+        }
+        if !(1..=16).contains(&self.mh_steps) {
+            return bad(format!("mh-steps must be in 1..=16, got {}", self.mh_steps));
+        }
+        if workers == 0 {
+            return bad("workers must be at least 1".into());
+        }
+        let blocks = self.blocks.unwrap_or(workers);
+        if blocks < workers {
+            return bad(format!("blocks (U = {blocks}) must be at least the number of workers ({workers})"));
+        }
+        if self.eval_every == 0 || self.test_every == Some(0) {
+            return bad("eval-every and test-every must be at least 1".into());
+        }
+        if self.fold_in_sweeps == 0 {
+            return bad("fold-in sweeps must be at least 1".into());
+        }
+        Ok(CheckedParams {
+            topics: self.topics,
+            alpha,
+            beta: self.beta,
+            iterations: self.iterations,
+            sampler: self.sampler,
+            mh_steps: self.mh_steps,
+            mode: self.mode,
+            blocks,
+            workers,
+            sync: self.sync,
+            eval_every: self.eval_every,
+            test_every: self.test_every.unwrap_or(self.eval_every),
+            fold_in_sweeps: self.fold_in_sweeps,
+            seed: self.seed,
+            verify: self.verify,
+            keep_assignments: self.keep_assignments,
+        })
+    }
+}

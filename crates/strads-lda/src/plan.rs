@@ -1,0 +1,436 @@
+//! The LDA scheduler (a static plan of rotating sub-rounds) and the aggregator that merges counts and checks invariants.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use strads_core::{Aggregator, Assignment, Decision, Plan, Pulled, Round, Scheduler, Slot};
+
+use crate::eval::totals_part;
+use crate::layout::VocabularyBlocks;
+use crate::params::{CheckedParams, Mode, Sync};
+use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task};
+
+/// One evaluation point of a run.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct TracePoint {
+    /// Iterations done.
+    pub iteration: u64,
+    /// Seconds of training so far (evaluations excluded).
+    pub seconds: f64,
+    /// `log p(w, z)` divided by the number of tokens.
+    pub log_likelihood_per_token: f64,
+    /// Tokens sampled per second of training so far.
+    pub tokens_per_second: f64,
+    /// Held-out perplexity by document completion, when a test set is given and due.
+    pub test_perplexity: Option<f64>,
+    /// The most word-topic bytes held by one worker.
+    pub model_bytes_per_worker: u64,
+}
+
+/// What a round in flight was for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Init,
+    Sample,
+    Evaluate,
+    FoldIn,
+    Score { last: bool },
+    Verify,
+    Final,
+}
+
+enum Step {
+    Round(Plan<Task>, Kind),
+    /// The iteration's evaluations are complete: emit its trace point.
+    EndOfIteration,
+}
+
+/// The static plan: an initial counting pass, then per iteration `U` sampling sub-rounds and the evaluations due.
+pub struct LdaScheduler<'o> {
+    params: CheckedParams,
+    tokens: u64,
+    has_test: bool,
+    steps: VecDeque<Step>,
+    iteration: u64,
+    in_flight: VecDeque<(Kind, Instant)>,
+    training: Duration,
+    pending: Option<TracePoint>,
+    score: (f64, u64),
+    trace: Vec<TracePoint>,
+    failure: Option<(u64, String)>,
+    finished: bool,
+    observer: &'o mut dyn FnMut(&TracePoint),
+}
+
+impl<'o> LdaScheduler<'o> {
+    /// A scheduler for `tokens` training tokens; `has_test` when test documents are loaded.
+    pub fn new(params: CheckedParams, tokens: u64, has_test: bool, observer: &'o mut dyn FnMut(&TracePoint)) -> Self {
+        let mut scheduler = LdaScheduler {
+            params,
+            tokens,
+            has_test,
+            steps: VecDeque::new(),
+            iteration: 0,
+            in_flight: VecDeque::new(),
+            training: Duration::ZERO,
+            pending: None,
+            score: (0.0, 0),
+            trace: Vec::new(),
+            failure: None,
+            finished: false,
+            observer,
+        };
+        let init = scheduler.pass(Task::Init, Kind::Init);
+        match scheduler.params.mode {
+            Mode::ModelParallel => scheduler.steps.extend(init),
+            Mode::DataParallel => scheduler.steps.push_back(Step::Round(Plan::all(Task::Init), Kind::Init)),
+        }
+        if scheduler.params.verify {
+            scheduler.steps.push_back(Step::Round(Plan::all(Task::Report { assignments: false }), Kind::Verify));
+        }
+        scheduler
+    }
+
+    /// `U` rotating rounds of `task` (model parallel), or one round over all blocks (data parallel).
+    fn pass(&self, task: Task, kind: Kind) -> Vec<Step> {
+        match self.params.mode {
+            Mode::ModelParallel => {
+                (0..self.params.blocks).map(|_| Step::Round(Plan::all(task.clone()).rotating(), kind)).collect()
+            }
+            Mode::DataParallel => vec![Step::Round(Plan::all(task), kind)],
+        }
+    }
+
+    fn plan_iteration(&mut self) {
+        self.iteration += 1;
+        let u = self.params.blocks;
+        let last = self.iteration == self.params.iterations;
+        for b in 0..u {
+            let sync = self.params.sync == Sync::Subround || b + 1 == u;
+            let plan = Plan::all(Task::Sample { block: b, sync });
+            let plan = if self.params.mode == Mode::ModelParallel { plan.rotating() } else { plan };
+            self.steps.push_back(Step::Round(plan, Kind::Sample));
+        }
+        let evaluate = last || self.iteration.is_multiple_of(self.params.eval_every);
+        let test = self.has_test && (last || self.iteration.is_multiple_of(self.params.test_every));
+        if evaluate || test {
+            self.steps.push_back(Step::Round(Plan::all(Task::Evaluate), Kind::Evaluate));
+        }
+        if test {
+            for _ in 0..self.params.fold_in_sweeps {
+                let sweep = self.pass(Task::FoldIn, Kind::FoldIn);
+                self.steps.extend(sweep);
+            }
+            let mut score = self.pass(Task::Score, Kind::Score { last: false });
+            if let Some(Step::Round(_, kind)) = score.last_mut() {
+                *kind = Kind::Score { last: true };
+            }
+            self.steps.extend(score);
+        }
+        if self.params.verify {
+            self.steps.push_back(Step::Round(Plan::all(Task::Report { assignments: false }), Kind::Verify));
+        }
+        self.steps.push_back(Step::EndOfIteration);
+    }
+
+    /// The evaluation points so far.
+    pub fn trace(&self) -> &[TracePoint] {
+        &self.trace
+    }
+
+    /// Seconds of training (sampling and merging, evaluations excluded).
+    pub fn training_seconds(&self) -> f64 {
+        self.training.as_secs_f64()
+    }
+
+    /// The first broken invariant, with its iteration, under `verify`.
+    pub fn failure(&self) -> Option<&(u64, String)> {
+        self.failure.as_ref()
+    }
+
+    /// Iterations run.
+    pub fn iterations(&self) -> u64 {
+        self.iteration
+    }
+}
+
+impl Scheduler<Lda> for LdaScheduler<'_> {
+    fn schedule(&mut self, _slot: Slot) -> Decision<Task> {
+        loop {
+            if self.failure.is_some() || self.finished {
+                return Decision::Stop;
+            }
+            if self.steps.is_empty() {
+                if self.iteration < self.params.iterations {
+                    self.plan_iteration();
+                } else {
+                    self.steps.push_back(Step::Round(
+                        Plan::all(Task::Report { assignments: self.params.keep_assignments }),
+                        Kind::Final,
+                    ));
+                }
+            }
+            match self.steps.pop_front() {
+                Some(Step::Round(plan, kind)) => {
+                    self.in_flight.push_back((kind, Instant::now()));
+                    return Decision::Run(plan);
+                }
+                Some(Step::EndOfIteration) => {
+                    if let Some(point) = self.pending.take() {
+                        (self.observer)(&point);
+                        self.trace.push(point);
+                    }
+                }
+                None => return Decision::Stop,
+            }
+        }
+    }
+
+    fn feedback(&mut self, _round: Round, feedback: Feedback) {
+        let Some((kind, started)) = self.in_flight.pop_front() else { return };
+        if matches!(kind, Kind::Init | Kind::Sample) {
+            self.training += started.elapsed();
+        }
+        match feedback {
+            Feedback::Evaluated { log_likelihood, model_bytes } => {
+                let seconds = self.training.as_secs_f64();
+                self.pending = Some(TracePoint {
+                    iteration: self.iteration,
+                    seconds,
+                    log_likelihood_per_token: log_likelihood / self.tokens.max(1) as f64,
+                    tokens_per_second: if seconds > 0.0 {
+                        (self.tokens * self.iteration) as f64 / seconds
+                    } else {
+                        0.0
+                    },
+                    test_perplexity: None,
+                    model_bytes_per_worker: model_bytes,
+                });
+            }
+            Feedback::Scored { log_likelihood, tokens } => {
+                self.score.0 += log_likelihood;
+                self.score.1 += tokens;
+                if kind == (Kind::Score { last: true }) {
+                    let (sum, count) = std::mem::take(&mut self.score);
+                    if let Some(point) = &mut self.pending {
+                        point.test_perplexity = Some(if count > 0 { (-sum / count as f64).exp() } else { f64::NAN });
+                    }
+                }
+            }
+            Feedback::Reported(Err(message)) => self.failure = Some((self.iteration, message)),
+            Feedback::Reported(Ok(())) => {
+                if kind == Kind::Final {
+                    self.finished = true;
+                }
+            }
+            Feedback::Done => {}
+        }
+    }
+}
+
+/// The whole model gathered from the workers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gathered {
+    /// `n_wk`, `V x K`, row by word id.
+    pub word_topic: Vec<u32>,
+    /// `n_dk`, `D x K`, row by document.
+    pub doc_topic: Vec<u32>,
+    /// `N_d`.
+    pub lengths: Vec<u32>,
+    /// `n_k`.
+    pub totals: Vec<i64>,
+    /// Every token's topic, when asked.
+    pub assignments: Option<Vec<Vec<u32>>>,
+}
+
+/// Merges the workers' changes of the shared counts; gathers and checks the model when asked.
+pub struct LdaAggregator {
+    params: CheckedParams,
+    vocabulary: Arc<VocabularyBlocks>,
+    documents: usize,
+    tokens: u64,
+    totals: Vec<i64>,
+    gathered: Option<Gathered>,
+}
+
+impl LdaAggregator {
+    /// An aggregator for a corpus of `documents` documents and `tokens` tokens.
+    pub fn new(params: CheckedParams, vocabulary: Arc<VocabularyBlocks>, documents: usize, tokens: u64) -> Self {
+        let k = params.topics;
+        LdaAggregator { params, vocabulary, documents, tokens, totals: vec![0; k], gathered: None }
+    }
+
+    /// The model gathered by the last report.
+    pub fn into_gathered(self) -> Option<Gathered> {
+        self.gathered
+    }
+
+    fn gather(&mut self, reports: Vec<Report>, keep: bool) -> Result<(), String> {
+        let k = self.params.topics;
+        let v = self.vocabulary.block_of.len();
+        let mut word_topic = vec![0u32; v * k];
+        let mut seen = vec![false; self.vocabulary.blocks()];
+        let place = |block: &Block, word_topic: &mut [u32]| {
+            for (slot, &w) in self.vocabulary.words[block.index].iter().enumerate() {
+                word_topic[w as usize * k..(w as usize + 1) * k]
+                    .copy_from_slice(&block.counts[slot * k..(slot + 1) * k]);
+            }
+        };
+        let mut doc_topic = vec![0u32; self.documents * k];
+        let mut lengths = vec![0u32; self.documents];
+        let mut recounted = vec![0u32; v * k];
+        let mut assignments = keep.then(|| vec![Vec::new(); self.documents]);
+        for (p, report) in reports.iter().enumerate() {
+            match self.params.mode {
+                Mode::ModelParallel => {
+                    for block in &report.blocks {
+                        if std::mem::replace(&mut seen[block.index], true) {
+                            return Err(format!("block {} is held by two workers", block.index));
+                        }
+                        place(block, &mut word_topic);
+                    }
+                }
+                Mode::DataParallel if p == 0 => {
+                    for block in &report.blocks {
+                        seen[block.index] = true;
+                        place(block, &mut word_topic);
+                    }
+                }
+                Mode::DataParallel => {
+                    if report.blocks != reports[0].blocks {
+                        return Err(format!("worker {p}'s copy of the word-topic table differs from worker 0's"));
+                    }
+                }
+            }
+            if !report.doc_counts_match {
+                return Err(format!("worker {p}'s document-topic counts differ from its assignments"));
+            }
+            if report.totals != self.totals {
+                return Err(format!("worker {p}'s topic totals differ from the merged ones"));
+            }
+            let first = report.first_document;
+            let local = report.lengths.len();
+            doc_topic[first * k..(first + local) * k].copy_from_slice(&report.doc_topic);
+            lengths[first..first + local].copy_from_slice(&report.lengths);
+            for &(w, t, c) in &report.recounted {
+                recounted[w as usize * k + t as usize] += c;
+            }
+            if let (Some(all), Some(mine)) = (&mut assignments, &report.assignments) {
+                for (d, topics) in mine.iter().enumerate() {
+                    all[first + d].clone_from(topics);
+                }
+            }
+        }
+        if let Some(b) = seen.iter().position(|&s| !s) {
+            return Err(format!("block {b} is held by no worker"));
+        }
+        let tokens = self.tokens;
+        if let Some(c) = word_topic.iter().chain(&doc_topic).find(|&&c| u64::from(c) > tokens) {
+            return Err(format!("a count of {c} exceeds the {tokens} tokens (a negative count wrapped)"));
+        }
+        let sum = |counts: &[u32]| counts.iter().map(|&c| u64::from(c)).sum::<u64>();
+        if sum(&word_topic) != tokens || sum(&doc_topic) != tokens {
+            return Err(format!(
+                "sum of n_wk = {}, sum of n_dk = {}, tokens = {tokens}",
+                sum(&word_topic),
+                sum(&doc_topic)
+            ));
+        }
+        let mut totals = vec![0i64; k];
+        for row in word_topic.chunks(k) {
+            for (t, &c) in row.iter().enumerate() {
+                totals[t] += i64::from(c);
+            }
+        }
+        if totals != self.totals {
+            return Err("n_k differs from the sum over words of n_wk".into());
+        }
+        if recounted != word_topic {
+            return Err("n_wk differs from the recount of the assignments".into());
+        }
+        self.gathered = Some(Gathered { word_topic, doc_topic, lengths, totals, assignments });
+        Ok(())
+    }
+}
+
+impl Aggregator<Lda> for LdaAggregator {
+    fn pull(&mut self, _round: Round, tasks: &Assignment<Task>, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let task = match tasks {
+            Assignment::All(task) => task.clone(),
+            Assignment::Each(tasks) => tasks.first().cloned().unwrap_or(Task::Evaluate),
+        };
+        let nothing = Pulled { commit: None, feedback: Feedback::Done };
+        match task {
+            Task::Init | Task::Sample { .. } => {
+                let mut merged = false;
+                let mut words = Vec::new();
+                let mut blocks = Vec::new();
+                for partial in partials {
+                    if let Partial::Sampled { block, totals, words: changes } = partial {
+                        blocks.extend(block);
+                        if let Some(delta) = totals {
+                            merged = true;
+                            for (n, d) in self.totals.iter_mut().zip(delta) {
+                                *n += d;
+                            }
+                        }
+                        words.extend(changes);
+                    }
+                }
+                blocks.sort_unstable();
+                debug_assert!(blocks.windows(2).all(|w| w[0] != w[1]), "two workers sampled the same block");
+                if !merged {
+                    return nothing;
+                }
+                words.sort_unstable_by_key(|&(w, t, _)| (w, t));
+                let mut combined: Vec<(u32, u32, i32)> = Vec::with_capacity(words.len());
+                for (w, t, d) in words {
+                    match combined.last_mut() {
+                        Some(last) if last.0 == w && last.1 == t => last.2 += d,
+                        _ => combined.push((w, t, d)),
+                    }
+                }
+                combined.retain(|c| c.2 != 0);
+                Pulled {
+                    commit: Some(Assignment::All(Commit { totals: self.totals.clone(), words: combined })),
+                    feedback: Feedback::Done,
+                }
+            }
+            Task::Evaluate => {
+                let (mut documents, mut words, mut bytes) = (0.0, 0.0, 0u64);
+                for partial in partials {
+                    if let Partial::Evaluated { documents: d, words: w, model_bytes } = partial {
+                        documents += d;
+                        words += w;
+                        bytes = bytes.max(model_bytes);
+                    }
+                }
+                let v = self.vocabulary.block_of.len();
+                let log_likelihood = documents + words + totals_part(&self.totals, v, self.params.beta);
+                Pulled { commit: None, feedback: Feedback::Evaluated { log_likelihood, model_bytes: bytes } }
+            }
+            Task::FoldIn => nothing,
+            Task::Score => {
+                let (mut sum, mut count) = (0.0, 0);
+                for partial in partials {
+                    if let Partial::Scored { log_likelihood, tokens } = partial {
+                        sum += log_likelihood;
+                        count += tokens;
+                    }
+                }
+                Pulled { commit: None, feedback: Feedback::Scored { log_likelihood: sum, tokens: count } }
+            }
+            Task::Report { assignments } => {
+                let reports: Vec<Report> = partials
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        Partial::Report(r) => Some(*r),
+                        _ => None,
+                    })
+                    .collect();
+                Pulled { commit: None, feedback: Feedback::Reported(self.gather(reports, assignments)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,538 @@
+//! LDA as a scheduled program: the workers' shards, the static plan of rotating sub-rounds, and the aggregator.
+//!
+//! Model parallel: worker `p` owns a contiguous range of documents and a hand of vocabulary blocks.
+//! In each sub-round it samples the tokens whose word lies in the block at the front of its hand,
+//! then passes that block to its left neighbour and receives one from its right (the static
+//! engine's [`Rotation`]); after `U` sub-rounds every token was sampled once. The word-topic rows
+//! live only in the blocks, so each is written by one worker at a time and memory per worker is
+//! about `1/P` of the table. The only shared state, the topic totals `n_k`, is merged by `pull`.
+//!
+//! Data parallel (the baseline): every worker keeps all blocks and samples the same block in the
+//! same sub-round; `pull` merges the workers' changes and every worker applies the others'.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use strads_core::{Program, Round, Worker};
+use strads_engine::Rotation;
+
+use crate::eval::{LogGammaTable, count_terms, document_part};
+use crate::layout::{Tokens, VocabularyBlocks};
+use crate::params::{CheckedParams, Mode};
+use crate::sampler::{DocTopics, Priors, Sampler};
+
+/// The message types of LDA.
+pub struct Lda;
+
+impl Program for Lda {
+    type Task = Task;
+    type Partial = Partial;
+    type Commit = Commit;
+    type Feedback = Feedback;
+    type Block = Block;
+}
+
+/// The word-topic rows of one vocabulary block, `K` counts per word in the block's row order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// Which block.
+    pub index: usize,
+    /// `n_wk`, row by row.
+    pub counts: Vec<u32>,
+}
+
+/// What a worker is asked to do in one round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Task {
+    /// Count your tokens into the active block (model parallel) or into every block (data parallel).
+    Init,
+    /// Sample your tokens of the active block (model parallel) or of block `block` (data parallel);
+    /// send your changes of the shared counts when `sync`.
+    Sample {
+        /// The block, data parallel.
+        block: usize,
+        /// Whether this round's changes are merged.
+        sync: bool,
+    },
+    /// Send your parts of the log-likelihood.
+    Evaluate,
+    /// One fold-in sweep over your test documents' observed tokens of the active block (all blocks, data parallel).
+    FoldIn,
+    /// Score your test documents' held-out tokens of the active block (all blocks, data parallel).
+    Score,
+    /// Send your counts (and your assignments if asked).
+    Report {
+        /// Include every token's topic.
+        assignments: bool,
+    },
+}
+
+/// One worker's answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Partial {
+    /// Nothing to merge.
+    Nothing,
+    /// After sampling.
+    Sampled {
+        /// The block sampled (model parallel), for the check that no two workers shared one.
+        block: Option<usize>,
+        /// Changes of `n_k` since the last merge, when the task asked to sync.
+        totals: Option<Vec<i64>>,
+        /// Changes `(word, topic, delta)` of the table since the last merge (data parallel).
+        words: Vec<(u32, u32, i32)>,
+    },
+    /// Parts of the log-likelihood.
+    Evaluated {
+        /// The documents' part.
+        documents: f64,
+        /// The word rows' part, over the blocks this worker holds (data parallel: worker 0 only).
+        words: f64,
+        /// Bytes of word-topic counts this worker holds.
+        model_bytes: u64,
+    },
+    /// Held-out log-likelihood of the worker's test tokens (summed over the score sub-rounds).
+    Scored {
+        /// Sum of `log p(w)`.
+        log_likelihood: f64,
+        /// Tokens scored.
+        tokens: u64,
+    },
+    /// Counts, for verification and for the result.
+    Report(Box<Report>),
+}
+
+/// A worker's counts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Report {
+    /// The worker.
+    pub worker: usize,
+    /// Global index of the worker's first document.
+    pub first_document: usize,
+    /// `n_dk` of the worker's documents.
+    pub doc_topic: Vec<u32>,
+    /// Lengths of the worker's documents.
+    pub lengths: Vec<u32>,
+    /// Blocks held (model parallel), or all blocks (data parallel, every worker: copies must agree).
+    pub blocks: Vec<Block>,
+    /// The worker's view of `n_k`.
+    pub totals: Vec<i64>,
+    /// `(word, topic, count)` recounted from the worker's assignments.
+    pub recounted: Vec<(u32, u32, u32)>,
+    /// Whether `n_dk` equals the recount of the worker's assignments.
+    pub doc_counts_match: bool,
+    /// Every token's topic, document by document in corpus order.
+    pub assignments: Option<Vec<Vec<u32>>>,
+}
+
+/// What `pull` commits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Commit {
+    /// The merged `n_k`.
+    pub totals: Vec<i64>,
+    /// The merged changes of the table (data parallel).
+    pub words: Vec<(u32, u32, i32)>,
+}
+
+/// What `pull` tells the scheduler.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// Nothing of note.
+    Done,
+    /// The joint log-likelihood and the largest model held by a worker.
+    Evaluated {
+        /// `log p(w, z)`.
+        log_likelihood: f64,
+        /// Bytes.
+        model_bytes: u64,
+    },
+    /// Held-out score.
+    Scored {
+        /// Sum of `log p(w)`.
+        log_likelihood: f64,
+        /// Tokens scored.
+        tokens: u64,
+    },
+    /// The counts were gathered: `Err` names a broken invariant.
+    Reported(Result<(), String>),
+}
+
+/// A worker's test documents: observed halves (sampled) and held-out halves (scored).
+#[derive(Debug)]
+pub struct TestShard {
+    /// Observed tokens and their topics.
+    pub observed: Tokens,
+    /// Document-topic counts of the observed tokens.
+    pub docs: DocTopics,
+    /// Held-out tokens.
+    pub heldout: Tokens,
+}
+
+/// One worker: its documents' tokens and counts, and the blocks it holds.
+#[derive(Debug)]
+pub struct Shard {
+    worker: usize,
+    mode: Mode,
+    priors: Priors,
+    rotation: Rotation,
+    rotations: u64,
+    first_document: usize,
+    tokens: Tokens,
+    docs: DocTopics,
+    /// Model parallel: the hand, front active. Data parallel: every block, by index.
+    blocks: VecDeque<Block>,
+    totals: Vec<i64>,
+    merged_totals: Vec<i64>,
+    /// Data parallel: changes applied here since the last merge, and whether they are applied yet.
+    own: Vec<(u32, u32, i32)>,
+    own_applied: bool,
+    sampler: Sampler,
+    rng: Xoshiro256PlusPlus,
+    test: Option<TestShard>,
+    score: (f64, u64),
+    doc_table: LogGammaTable,
+    word_table: LogGammaTable,
+    vocabulary: Arc<VocabularyBlocks>,
+}
+
+/// The random stream of worker `p` for `seed`.
+pub fn worker_rng(seed: u64, worker: usize, stream: u64) -> Xoshiro256PlusPlus {
+    let mut seeder = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x1da_5eed);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seeder.random::<u64>() ^ (worker as u64) << 32 ^ stream);
+    rng.random::<u64>();
+    rng
+}
+
+impl Shard {
+    /// Worker `worker` over documents `first_document..` given by `documents`, with topics drawn uniformly.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new<'a>(
+        worker: usize,
+        params: &CheckedParams,
+        vocabulary: &Arc<VocabularyBlocks>,
+        first_document: usize,
+        documents: usize,
+        doc_tokens: impl Fn(usize) -> &'a [u32],
+        test: Option<&[(Vec<u32>, Vec<u32>)]>,
+    ) -> Self {
+        let k = params.topics;
+        let v = vocabulary.block_of.len();
+        let priors = Priors { topics: k, alpha: params.alpha, beta: params.beta, vbeta: v as f64 * params.beta };
+        let mut rng = worker_rng(params.seed, worker, 0);
+        let mut tokens = Tokens::new(documents, doc_tokens, vocabulary);
+        for z in tokens.topic.iter_mut() {
+            *z = rng.random_range(0..k as u32);
+        }
+        let docs = DocTopics::new(k, &tokens, documents, params.sampler == crate::SamplerKind::Sparse);
+        let rotation = Rotation::new(params.blocks, params.workers).expect("blocks >= workers was checked");
+        let held: Vec<usize> = match params.mode {
+            Mode::ModelParallel => rotation.initial_hand(worker).collect(),
+            Mode::DataParallel => (0..params.blocks).collect(),
+        };
+        let blocks =
+            held.into_iter().map(|b| Block { index: b, counts: vec![0; vocabulary.words[b].len() * k] }).collect();
+        let test = test.map(|split| {
+            let count = split.len();
+            let mut observed = Tokens::new(count, |d| &split[d].0, vocabulary);
+            let heldout = Tokens::new(count, |d| &split[d].1, vocabulary);
+            let mut test_rng = worker_rng(params.seed, worker, 1);
+            for z in observed.topic.iter_mut() {
+                *z = test_rng.random_range(0..k as u32);
+            }
+            let docs = DocTopics::new(k, &observed, count, false);
+            TestShard { observed, docs, heldout }
+        });
+        Shard {
+            worker,
+            mode: params.mode,
+            priors,
+            rotation,
+            rotations: 0,
+            first_document,
+            tokens,
+            docs,
+            blocks,
+            totals: vec![0; k],
+            merged_totals: vec![0; k],
+            own: Vec::new(),
+            own_applied: false,
+            sampler: Sampler::new(params.sampler, priors, params.mh_steps),
+            rng,
+            test,
+            score: (0.0, 0),
+            doc_table: LogGammaTable::new(params.alpha),
+            word_table: LogGammaTable::new(params.beta),
+            vocabulary: Arc::clone(vocabulary),
+        }
+    }
+
+    /// The block this worker works on now (model parallel).
+    fn active(&self) -> usize {
+        self.rotation.active_block(self.worker, self.rotations)
+    }
+
+    fn block_position(&self, index: usize) -> usize {
+        match self.mode {
+            Mode::ModelParallel => {
+                debug_assert_eq!(
+                    self.blocks.front().map(|b| b.index),
+                    Some(index),
+                    "worker {} holds the wrong block",
+                    self.worker
+                );
+                0
+            }
+            Mode::DataParallel => index,
+        }
+    }
+
+    fn totals_delta(&mut self) -> Vec<i64> {
+        self.totals.iter().zip(&self.merged_totals).map(|(a, b)| a - b).collect()
+    }
+
+    fn init(&mut self) -> Partial {
+        let k = self.priors.topics;
+        match self.mode {
+            Mode::ModelParallel => {
+                let b = self.active();
+                let first = self.rotations == 0;
+                let at = self.block_position(b);
+                let block = &mut self.blocks[at];
+                for seg in self.tokens.block(b) {
+                    let row = &mut block.counts[seg.slot as usize * k..(seg.slot as usize + 1) * k];
+                    for i in seg.start..seg.end {
+                        row[self.tokens.topic[i] as usize] += 1;
+                    }
+                }
+                if first {
+                    for &z in &self.tokens.topic {
+                        self.totals[z as usize] += 1;
+                    }
+                }
+                Partial::Sampled { block: Some(b), totals: first.then(|| self.totals_delta()), words: Vec::new() }
+            }
+            Mode::DataParallel => {
+                let mut words = Vec::new();
+                for b in 0..self.blocks.len() {
+                    for seg in self.tokens.block(b) {
+                        let mut row = vec![0i32; k];
+                        for i in seg.start..seg.end {
+                            row[self.tokens.topic[i] as usize] += 1;
+                        }
+                        words.extend(
+                            row.iter().enumerate().filter(|c| *c.1 != 0).map(|(t, &c)| (seg.word, t as u32, c)),
+                        );
+                    }
+                }
+                for &z in &self.tokens.topic {
+                    self.totals[z as usize] += 1;
+                }
+                self.own = words.clone();
+                self.own_applied = false;
+                Partial::Sampled { block: None, totals: Some(self.totals_delta()), words }
+            }
+        }
+    }
+
+    fn sample(&mut self, block: usize, sync: bool) -> Partial {
+        let k = self.priors.topics;
+        let b = match self.mode {
+            Mode::ModelParallel => self.active(),
+            Mode::DataParallel => block,
+        };
+        let at = self.block_position(b);
+        let before = (self.mode == Mode::DataParallel).then(|| self.blocks[at].counts.clone());
+        let segments_range = self.tokens.segment_start[b]..self.tokens.segment_start[b + 1];
+        let segments = self.tokens.segments[segments_range].to_vec();
+        self.sampler.sample(
+            &segments,
+            &mut self.tokens,
+            &mut self.docs,
+            &mut self.blocks[at].counts,
+            &mut self.totals,
+            &mut self.rng,
+        );
+        if let Some(before) = before {
+            let words = &self.blocks[at].counts;
+            for seg in &segments {
+                let r = seg.slot as usize * k;
+                for t in 0..k {
+                    let delta = words[r + t] as i64 - before[r + t] as i64;
+                    if delta != 0 {
+                        self.own.push((seg.word, t as u32, delta as i32));
+                    }
+                }
+            }
+            self.own_applied = true;
+        }
+        let totals = sync.then(|| self.totals_delta());
+        let words = if sync && self.mode == Mode::DataParallel { self.own.clone() } else { Vec::new() };
+        Partial::Sampled { block: (self.mode == Mode::ModelParallel).then_some(b), totals, words }
+    }
+
+    fn evaluate(&self) -> Partial {
+        let k = self.priors.topics;
+        let documents = document_part(&self.docs.counts, &self.docs.lengths, k, self.priors.alpha, &self.doc_table);
+        let words = match self.mode {
+            Mode::DataParallel if self.worker != 0 => 0.0,
+            _ => self.blocks.iter().map(|b| count_terms(&b.counts, &self.word_table)).sum(),
+        };
+        let model_bytes = self.blocks.iter().map(|b| b.counts.len() as u64 * 4).sum::<u64>()
+            + (self.own.capacity() * std::mem::size_of::<(u32, u32, i32)>()) as u64;
+        Partial::Evaluated { documents, words, model_bytes }
+    }
+
+    /// Blocks to work on in a test round: the active one, or all of them (data parallel).
+    fn test_blocks(&self) -> Vec<usize> {
+        match self.mode {
+            Mode::ModelParallel => vec![self.active()],
+            Mode::DataParallel => (0..self.blocks.len()).collect(),
+        }
+    }
+
+    fn fold_in(&mut self) -> Partial {
+        let Some(test) = &mut self.test else { return Partial::Nothing };
+        let Priors { topics: k, alpha, beta, vbeta } = self.priors;
+        let mut weights = vec![0.0; k];
+        let blocks: Vec<usize> = match self.mode {
+            Mode::ModelParallel => vec![self.rotation.active_block(self.worker, self.rotations)],
+            Mode::DataParallel => (0..self.blocks.len()).collect(),
+        };
+        for b in blocks {
+            let at = if self.mode == Mode::ModelParallel { 0 } else { b };
+            let counts = &self.blocks[at].counts;
+            for s in test.observed.segment_start[b]..test.observed.segment_start[b + 1] {
+                let seg = test.observed.segments[s];
+                let row = &counts[seg.slot as usize * k..(seg.slot as usize + 1) * k];
+                for i in seg.start..seg.end {
+                    let d = test.observed.doc[i] as usize;
+                    let old = test.observed.topic[i] as usize;
+                    test.docs.counts[d * k + old] -= 1;
+                    let drow = &test.docs.counts[d * k..(d + 1) * k];
+                    let mut sum = 0.0;
+                    for t in 0..k {
+                        sum += (drow[t] as f64 + alpha) * (row[t] as f64 + beta) / (self.totals[t] as f64 + vbeta);
+                        weights[t] = sum;
+                    }
+                    let u = self.rng.random::<f64>() * sum;
+                    let new = weights.partition_point(|&c| c < u).min(k - 1);
+                    test.docs.counts[d * k + new] += 1;
+                    test.observed.topic[i] = new as u32;
+                }
+            }
+        }
+        Partial::Nothing
+    }
+
+    fn score(&mut self) -> Partial {
+        let Some(test) = &self.test else { return Partial::Nothing };
+        let Priors { topics: k, alpha, beta, vbeta } = self.priors;
+        let k_alpha = k as f64 * alpha;
+        for b in self.test_blocks() {
+            let at = if self.mode == Mode::ModelParallel { 0 } else { b };
+            let counts = &self.blocks[at].counts;
+            for seg in test.heldout.block(b) {
+                let row = &counts[seg.slot as usize * k..(seg.slot as usize + 1) * k];
+                for i in seg.start..seg.end {
+                    let d = test.heldout.doc[i] as usize;
+                    let drow = test.docs.row(d);
+                    let norm = test.docs.lengths[d] as f64 + k_alpha;
+                    let p: f64 = (0..k)
+                        .map(|t| {
+                            (drow[t] as f64 + alpha) / norm * (row[t] as f64 + beta) / (self.totals[t] as f64 + vbeta)
+                        })
+                        .sum();
+                    self.score.0 += p.ln();
+                    self.score.1 += 1;
+                }
+            }
+        }
+        let (log_likelihood, tokens) = std::mem::take(&mut self.score);
+        Partial::Scored { log_likelihood, tokens }
+    }
+
+    fn report(&self, assignments: bool) -> Partial {
+        let k = self.priors.topics;
+        let mut recount = DocTopics::new(k, &self.tokens, self.docs.documents(), false);
+        let doc_counts_match = recount.counts == self.docs.counts;
+        recount.counts = Vec::new();
+        let mut words = vec![0u32; 0];
+        let mut recounted = Vec::new();
+        for seg in &self.tokens.segments {
+            words.clear();
+            words.resize(k, 0);
+            for i in seg.start..seg.end {
+                words[self.tokens.topic[i] as usize] += 1;
+            }
+            recounted.extend(words.iter().enumerate().filter(|c| *c.1 > 0).map(|(t, &c)| (seg.word, t as u32, c)));
+        }
+        let assignments = assignments.then(|| {
+            (0..self.docs.documents())
+                .map(|d| self.tokens.positions(d).iter().map(|&p| self.tokens.topic[p as usize]).collect())
+                .collect()
+        });
+        Partial::Report(Box::new(Report {
+            worker: self.worker,
+            first_document: self.first_document,
+            doc_topic: self.docs.counts.clone(),
+            lengths: self.docs.lengths.clone(),
+            blocks: self.blocks.iter().cloned().collect(),
+            totals: self.totals.clone(),
+            recounted,
+            doc_counts_match,
+            assignments,
+        }))
+    }
+}
+
+impl Worker<Lda> for Shard {
+    fn push(&mut self, _round: Round, task: &Task) -> Partial {
+        match task {
+            Task::Init => self.init(),
+            Task::Sample { block, sync } => self.sample(*block, *sync),
+            Task::Evaluate => self.evaluate(),
+            Task::FoldIn => self.fold_in(),
+            Task::Score => self.score(),
+            Task::Report { assignments } => self.report(*assignments),
+        }
+    }
+
+    fn sync(&mut self, _round: Round, commit: &Commit) {
+        let k = self.priors.topics;
+        self.totals.clone_from(&commit.totals);
+        self.merged_totals.clone_from(&commit.totals);
+        if self.mode == Mode::DataParallel {
+            let vocabulary = &self.vocabulary;
+            let blocks = &mut self.blocks;
+            let mut apply = |(w, t, delta): (u32, u32, i32)| {
+                let block = &mut blocks[vocabulary.block_of[w as usize] as usize];
+                let c = &mut block.counts[vocabulary.slot_of[w as usize] as usize * k + t as usize];
+                *c = (i64::from(*c) + i64::from(delta)) as u32;
+            };
+            for &change in &commit.words {
+                apply(change);
+            }
+            if self.own_applied {
+                for &(w, t, delta) in &self.own {
+                    apply((w, t, -delta));
+                }
+            }
+            self.own.clear();
+            self.own_applied = false;
+        }
+    }
+
+    fn pass_block(&mut self) -> Option<Block> {
+        self.rotations += 1;
+        match self.mode {
+            Mode::ModelParallel => self.blocks.pop_front(),
+            Mode::DataParallel => None,
+        }
+    }
+
+    fn receive_block(&mut self, block: Block) {
+        self.blocks.push_back(block);
+    }
+}
