@@ -82,6 +82,11 @@ pub struct Tokens {
     pub doc_positions: Vec<u32>,
     /// Offsets into `doc_positions`; `documents + 1` entries.
     pub doc_start: Vec<usize>,
+    /// Where each token sits in document order: token `i` is `doc_positions[doc_slot[i]]`.
+    pub doc_slot: Vec<u32>,
+    /// The topics again, in document order (`by_doc[doc_slot[i]] == topic[i]`), so a random token
+    /// of a document is one memory access away. Kept by the alias sampler; refreshed by [`Tokens::refresh_by_doc`].
+    pub by_doc: Vec<u16>,
 }
 
 impl Tokens {
@@ -123,6 +128,10 @@ impl Tokens {
                 doc_positions[doc_start[d] + i] = at as u32;
             }
         }
+        let mut doc_slot = vec![0u32; total];
+        for (slot, &at) in doc_positions.iter().enumerate() {
+            doc_slot[at as usize] = slot as u32;
+        }
         let mut segments = Vec::new();
         let mut segment_start = Vec::with_capacity(u + 1);
         for (b, words) in blocks.words.iter().enumerate() {
@@ -135,12 +144,29 @@ impl Tokens {
             }
         }
         segment_start.push(segments.len());
-        Tokens { doc, word, topic: vec![0; total], segments, segment_start, doc_positions, doc_start }
+        Tokens {
+            doc,
+            word,
+            topic: vec![0; total],
+            segments,
+            segment_start,
+            doc_positions,
+            doc_start,
+            doc_slot,
+            by_doc: vec![0; total],
+        }
     }
 
     /// The segments of block `b`.
     pub fn block(&self, b: usize) -> &[Segment] {
         &self.segments[self.segment_start[b]..self.segment_start[b + 1]]
+    }
+
+    /// Copies the topics into document order.
+    pub fn refresh_by_doc(&mut self) {
+        for (i, &slot) in self.doc_slot.iter().enumerate() {
+            self.by_doc[slot as usize] = self.topic[i] as u16;
+        }
     }
 
     /// Positions of document `d`'s tokens.

@@ -10,6 +10,7 @@ mod error;
 pub mod eval;
 mod fit;
 pub mod generate;
+mod infer;
 pub mod layout;
 mod params;
 mod plan;
@@ -19,6 +20,7 @@ pub mod sampler;
 
 pub use error::LdaError;
 pub use fit::{LdaFit, fit, split_for_completion};
+pub use infer::{TopicModel, infer};
 pub use params::{CheckedParams, LdaParams, Mode, SamplerKind, Sync};
 pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard};

@@ -2,7 +2,7 @@
 //!
 //! | name | default | meaning | range |
 //! |---|---|---|---|
-//! | `topics` | 100 | `K` | `1..=65536` |
+//! | `topics` | 100 | `K` | `1..=65535` |
 //! | `alpha` | `50 / K` | symmetric Dirichlet prior on each document's topic mix, per topic | `> 0` |
 //! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
 //! | `iterations` | 100 | sweeps over every token | `>= 1` |
@@ -168,8 +168,8 @@ impl LdaParams {
     /// Checks every setting for a run on `workers` workers.
     pub fn check(&self, workers: usize) -> Result<CheckedParams, LdaError> {
         let bad = |m: String| Err(LdaError::Params(m));
-        if !(1..=65536).contains(&self.topics) {
-            return bad(format!("topics must be in 1..=65536, got {}", self.topics));
+        if !(1..=65535).contains(&self.topics) {
+            return bad(format!("topics must be in 1..=65535, got {}", self.topics));
         }
         let alpha = self.alpha.unwrap_or(50.0 / self.topics as f64);
         if !(alpha.is_finite() && alpha > 0.0) {

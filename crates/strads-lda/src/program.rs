@@ -225,6 +225,7 @@ impl Shard {
         for z in tokens.topic.iter_mut() {
             *z = rng.random_range(0..k as u32);
         }
+        tokens.refresh_by_doc();
         let docs = DocTopics::new(k, &tokens, documents, params.sampler == crate::SamplerKind::Sparse);
         let rotation = Rotation::new(params.blocks, params.workers).expect("blocks >= workers was checked");
         let held: Vec<usize> = match params.mode {

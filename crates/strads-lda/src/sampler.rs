@@ -133,6 +133,40 @@ pub struct Priors {
     pub vbeta: f64,
 }
 
+/// SparseLDA's running sums, with `inv[t] = 1 / (n_t + V beta)` and, for the current word,
+/// `e[t] = (n_wt + beta) inv[t]`, all kept in step with every count change.
+struct Buckets {
+    priors: Priors,
+    inv: Vec<f64>,
+    e: Vec<f64>,
+    /// `alpha beta sum_t inv[t]`.
+    smooth: f64,
+    /// `alpha sum_t n_wt inv[t]` for the current word.
+    word_mass: f64,
+}
+
+impl Buckets {
+    fn new(totals: &[i64], priors: Priors) -> Self {
+        let inv: Vec<f64> = totals.iter().map(|&n| 1.0 / (n as f64 + priors.vbeta)).collect();
+        let smooth = priors.alpha * priors.beta * inv.iter().sum::<f64>();
+        Buckets { priors, e: vec![0.0; inv.len()], inv, smooth, word_mass: 0.0 }
+    }
+
+    /// Moves the current word's count of topic `t` (and `n_t`) by `delta`.
+    #[inline]
+    fn shift(&mut self, t: usize, delta: i64, row: &mut [u32], totals: &mut [i64]) {
+        let Priors { alpha, beta, vbeta, .. } = self.priors;
+        self.word_mass -= alpha * row[t] as f64 * self.inv[t];
+        self.smooth -= alpha * beta * self.inv[t];
+        row[t] = (i64::from(row[t]) + delta) as u32;
+        totals[t] += delta;
+        self.inv[t] = 1.0 / (totals[t] as f64 + vbeta);
+        self.e[t] = (row[t] as f64 + beta) * self.inv[t];
+        self.word_mass += alpha * row[t] as f64 * self.inv[t];
+        self.smooth += alpha * beta * self.inv[t];
+    }
+}
+
 /// A sampler with its scratch space, reused from block to block.
 #[derive(Debug)]
 pub struct Sampler {
@@ -188,42 +222,35 @@ impl Sampler {
         totals: &mut [i64],
         rng: &mut Xoshiro256PlusPlus,
     ) -> u64 {
-        let Priors { topics: k, alpha, beta, vbeta } = self.priors;
-        let inv = |n: i64| 1.0 / (n as f64 + vbeta);
-        // Smoothing bucket, kept in step with the totals.
-        let mut smooth: f64 = totals.iter().map(|&n| alpha * beta * inv(n)).sum();
+        let Priors { topics: k, alpha, beta, .. } = self.priors;
+        let mut b = Buckets::new(totals, self.priors);
         let mut sampled = 0u64;
         for seg in segments {
             let row = &mut rows[seg.slot as usize * k..(seg.slot as usize + 1) * k];
             self.word_topics.clear();
-            let mut word_mass = 0.0;
+            b.word_mass = 0.0;
             for (t, &c) in row.iter().enumerate() {
+                b.e[t] = (c as f64 + beta) * b.inv[t];
                 if c > 0 {
                     self.word_topics.push(t as u32);
                     self.listed[t] = true;
-                    word_mass += alpha * c as f64 * inv(totals[t]);
+                    b.word_mass += alpha * c as f64 * b.inv[t];
                 }
             }
             for i in seg.start..seg.end {
                 let d = tokens.doc[i] as usize;
                 let old = tokens.topic[i] as usize;
-                // Remove the token.
-                word_mass -= alpha * row[old] as f64 * inv(totals[old]);
-                smooth -= alpha * beta * inv(totals[old]);
-                row[old] -= 1;
-                totals[old] -= 1;
+                b.shift(old, -1, row, totals);
                 docs.decrement(d, old as u32);
-                word_mass += alpha * row[old] as f64 * inv(totals[old]);
-                smooth += alpha * beta * inv(totals[old]);
                 // Document bucket, over the document's nonzero topics.
                 let drow = &docs.counts[d * k..(d + 1) * k];
                 let mut doc_mass = 0.0;
                 for &t in docs.nonzero(d) {
-                    let t = t as usize;
-                    let term = drow[t] as f64 * (row[t] as f64 + beta) * inv(totals[t]);
-                    self.scratch[t] = term;
+                    let term = drow[t as usize] as f64 * b.e[t as usize];
+                    self.scratch[t as usize] = term;
                     doc_mass += term;
                 }
+                let (smooth, word_mass) = (b.smooth, b.word_mass);
                 let mut u = rng.random::<f64>() * (smooth + word_mass + doc_mass);
                 let new = 'draw: {
                     let nz = docs.nonzero(d);
@@ -242,7 +269,7 @@ impl Sampler {
                     if u < word_mass {
                         let mut last = None;
                         for &t in &self.word_topics {
-                            let term = alpha * row[t as usize] as f64 * inv(totals[t as usize]);
+                            let term = alpha * row[t as usize] as f64 * b.inv[t as usize];
                             u -= term;
                             if term > 0.0 {
                                 last = Some(t as usize);
@@ -257,22 +284,16 @@ impl Sampler {
                     }
                     u -= word_mass;
                     let mut u = u.clamp(0.0, smooth);
-                    for (t, &n) in totals.iter().enumerate() {
-                        u -= alpha * beta * inv(n);
+                    for (t, &x) in b.inv.iter().enumerate() {
+                        u -= alpha * beta * x;
                         if u <= 0.0 {
                             break 'draw t;
                         }
                     }
                     k - 1
                 };
-                // Add it back with its new topic.
-                word_mass -= alpha * row[new] as f64 * inv(totals[new]);
-                smooth -= alpha * beta * inv(totals[new]);
-                row[new] += 1;
-                totals[new] += 1;
+                b.shift(new, 1, row, totals);
                 docs.increment(d, new as u32);
-                word_mass += alpha * row[new] as f64 * inv(totals[new]);
-                smooth += alpha * beta * inv(totals[new]);
                 if !self.listed[new] {
                     self.listed[new] = true;
                     self.word_topics.push(new as u32);
@@ -328,9 +349,12 @@ impl Sampler {
                 totals[s] -= 1;
                 docs.counts[d * k + s] -= 1;
                 let n_d = docs.lengths[d] as f64;
+                let own_slot = tokens.doc_slot[i] as usize;
+                let (doc_first, doc_last) = (tokens.doc_start[d], tokens.doc_start[d + 1] - 1);
                 for step in 0..self.mh_steps {
                     let drow = &docs.counts[d * k..(d + 1) * k];
-                    let (t, ratio) = if step % 2 == 0 {
+                    // Accept `t` with probability min(1, accept / against).
+                    let (t, accept, against) = if step % 2 == 0 {
                         // Word proposal q(t) ∝ n_wt + beta over the current counts: another token of
                         // the word (an alias draw among the others' topics, or a token of this
                         // segment), or a uniform topic.
@@ -350,31 +374,29 @@ impl Sampler {
                         if t == s {
                             continue;
                         }
-                        let ratio = (drow[t] as f64 + alpha) * (totals[s] as f64 + vbeta)
-                            / ((drow[s] as f64 + alpha) * (totals[t] as f64 + vbeta));
-                        (t, ratio)
+                        let accept = (drow[t] as f64 + alpha) * (totals[s] as f64 + vbeta);
+                        let against = (drow[s] as f64 + alpha) * (totals[t] as f64 + vbeta);
+                        (t, accept, against)
                     } else {
                         // Document proposal q(t) ∝ n_dt + alpha: another token of the document, or a
                         // uniform topic.
                         let u = rng.random::<f64>() * (n_d - 1.0 + k_alpha);
                         let t = if u < n_d - 1.0 {
-                            let positions = tokens.positions(d);
-                            let mut j = positions[(u as usize).min(positions.len() - 1)] as usize;
-                            if j == i {
-                                j = positions[positions.len() - 1] as usize;
-                            }
-                            tokens.topic[j] as usize
+                            // Slot `r` of the document's other tokens: skip over this token's own slot.
+                            let r = doc_first + u as usize;
+                            let r = if r >= own_slot { r + 1 } else { r };
+                            tokens.by_doc[r.min(doc_last)] as usize
                         } else {
                             rng.random_range(0..k)
                         };
                         if t == s {
                             continue;
                         }
-                        let ratio = (row[t] as f64 + beta) * (totals[s] as f64 + vbeta)
-                            / ((row[s] as f64 + beta) * (totals[t] as f64 + vbeta));
-                        (t, ratio)
+                        let accept = (row[t] as f64 + beta) * (totals[s] as f64 + vbeta);
+                        let against = (row[s] as f64 + beta) * (totals[t] as f64 + vbeta);
+                        (t, accept, against)
                     };
-                    if ratio >= 1.0 || rng.random::<f64>() < ratio {
+                    if accept >= against || rng.random::<f64>() * against < accept {
                         s = t;
                     }
                 }
@@ -382,6 +404,7 @@ impl Sampler {
                 totals[s] += 1;
                 docs.counts[d * k + s] += 1;
                 tokens.topic[i] = s as u32;
+                tokens.by_doc[own_slot] = s as u16;
                 sampled += 1;
             }
         }

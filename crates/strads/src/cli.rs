@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Train a Lasso model by scheduled coordinate descent.
     Lasso(Box<LassoArgs>),
+    /// Train an LDA topic model by model-parallel collapsed Gibbs sampling (or prepare a corpus, or infer).
+    Lda(Box<LdaArgs>),
     /// Write a synthetic problem with a known answer.
     #[command(subcommand)]
     Gen(GenCommand),
@@ -30,6 +32,8 @@ pub enum Command {
 pub enum GenCommand {
     /// A sparse regression problem with block-correlated features, in LIBSVM format.
     Lasso(GenLassoArgs),
+    /// A corpus drawn from a known LDA model, as a prepared corpus with its true topics.
+    Lda(GenLdaArgs),
 }
 
 /// Input data options shared by the training commands.
@@ -288,4 +292,234 @@ pub enum DemoSize {
     Small,
     /// About ten seconds per run.
     Medium,
+}
+
+/// Where a corpus comes from and how its text becomes tokens.
+#[derive(Debug, Args)]
+pub struct CorpusArgs {
+    /// The corpus: a prepared folder, a UCI docword file, an LDA-C file, a text file (one document
+    /// per line), a TSV file, or a folder of text files.
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// Input format [default: a prepared folder or a folder of files, docword*.txt as uci, *.ldac as
+    /// ldac, *.tsv and *.tab as tsv, anything else as lines].
+    #[arg(long, value_enum)]
+    pub format: Option<CorpusFormatArg>,
+    /// Vocabulary file, one word per line (uci: required, default vocab.*.txt beside the docword
+    /// file; ldac: optional).
+    #[arg(long, value_name = "FILE")]
+    pub vocab: Option<PathBuf>,
+    /// TSV column holding the text (matched exactly, then ignoring case).
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    pub column: String,
+    /// TSV lines after the header that are not documents (Orange's .tab files have 2).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub skip_lines: usize,
+    /// Keep the case of the text.
+    #[arg(long)]
+    pub keep_case: bool,
+    /// Token pattern (a regular expression) [default: runs of two or more letters].
+    #[arg(long, value_name = "REGEX")]
+    pub token_pattern: Option<String>,
+    /// Keep English stop words.
+    #[arg(long)]
+    pub keep_stop_words: bool,
+    /// More stop words, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub stop_words: Option<PathBuf>,
+    /// Keep words that occur in at least this many documents.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub min_df: usize,
+    /// Drop words that occur in more than this fraction of the documents.
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub max_df: f64,
+}
+
+/// Corpus formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CorpusFormatArg {
+    /// A folder written by `strads lda prepare`.
+    Prepared,
+    /// UCI bag-of-words (docword + vocab).
+    Uci,
+    /// LDA-C (`N id:count ...` per line).
+    Ldac,
+    /// Plain text, one document per line.
+    Lines,
+    /// A TSV file with a header; the text in --column.
+    Tsv,
+    /// A folder of text files, one document each.
+    Folder,
+}
+
+/// `strads lda`: train, or one of its subcommands.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct LdaArgs {
+    /// Prepare or infer instead of training.
+    #[command(subcommand)]
+    pub action: Option<LdaAction>,
+    /// The training corpus.
+    #[command(flatten)]
+    pub corpus: Option<CorpusArgs>,
+    /// Training options.
+    #[command(flatten)]
+    pub train: Option<LdaTrainArgs>,
+}
+
+/// `strads lda prepare` and `strads lda infer`.
+#[derive(Debug, Subcommand)]
+pub enum LdaAction {
+    /// Tokenize and filter a corpus once and save it for many runs.
+    Prepare(LdaPrepareArgs),
+    /// Topic mixes of new documents under a trained model.
+    Infer(LdaInferArgs),
+}
+
+/// Training flags (besides the corpus's).
+#[derive(Debug, Args)]
+pub struct LdaTrainArgs {
+    /// Held-out documents (same formats; words are mapped onto the training vocabulary): a perplexity
+    /// by document completion is reported.
+    #[arg(long, value_name = "PATH")]
+    pub test: Option<PathBuf>,
+    /// Topics K.
+    #[arg(long, short = 'k', value_name = "K", default_value_t = 100)]
+    pub topics: usize,
+    /// Document-topic prior per topic [default: 50 / K].
+    #[arg(long, value_name = "A", allow_negative_numbers = true)]
+    pub alpha: Option<f64>,
+    /// Topic-word prior.
+    #[arg(long, value_name = "B", default_value_t = 0.01, allow_negative_numbers = true)]
+    pub beta: f64,
+    /// Sweeps over every token.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub iterations: u64,
+    /// Conditional sampler.
+    #[arg(long, value_enum, default_value = "alias")]
+    pub sampler: SamplerArg,
+    /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub mh_steps: usize,
+    /// Model parallel (word rows rotate) or data parallel (full stale copies, the baseline).
+    #[arg(long, value_enum, default_value = "model-parallel")]
+    pub mode: ModeArg,
+    /// Vocabulary blocks U (at least the number of workers) [default: the number of workers].
+    #[arg(long, value_name = "U")]
+    pub blocks: Option<usize>,
+    /// When topic totals (and data-parallel word counts) are merged.
+    #[arg(long, value_enum, default_value = "subround")]
+    pub sync: SyncArg,
+    /// Iterations between log-likelihood evaluations (and at the last).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub eval_every: u64,
+    /// Iterations between held-out perplexities [default: --eval-every].
+    #[arg(long, value_name = "N")]
+    pub test_every: Option<u64>,
+    /// Gibbs sweeps over the observed half of each test document per perplexity.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub fold_in_sweeps: usize,
+    /// Seed of the vocabulary shuffle and of every sampler.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads.
+    #[arg(long, value_name = "P", default_value_t = 1)]
+    pub workers: usize,
+    /// Top words per topic in topics.txt.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top_words: usize,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print nothing (no progress, no final line).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `strads lda prepare`.
+#[derive(Debug, Args)]
+pub struct LdaPrepareArgs {
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Map words onto the vocabulary of this prepared corpus or trained model (for test documents).
+    #[arg(long, value_name = "DIR")]
+    pub vocab_from: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// `strads lda infer`.
+#[derive(Debug, Args)]
+pub struct LdaInferArgs {
+    /// A trained model's folder (the --out of `strads lda`).
+    #[arg(long, value_name = "DIR")]
+    pub model: PathBuf,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Gibbs sweeps per document (the first half is burn-in).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub iterations: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// `strads gen lda`.
+#[derive(Debug, Args)]
+pub struct GenLdaArgs {
+    /// The prepared-corpus folder to write (train on it with `strads lda --data DIR`).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Documents.
+    #[arg(long, default_value_t = 2000)]
+    pub documents: usize,
+    /// Vocabulary size.
+    #[arg(long, default_value_t = 5000)]
+    pub vocabulary: usize,
+    /// Topics.
+    #[arg(long, default_value_t = 20)]
+    pub topics: usize,
+    /// Mean document length.
+    #[arg(long, default_value_t = 100.0)]
+    pub mean_length: f64,
+    /// Dirichlet parameter of the documents' topic mixes.
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f64,
+    /// Dirichlet parameter of the topics' word distributions.
+    #[arg(long, default_value_t = 0.01)]
+    pub beta: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// LDA samplers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SamplerArg {
+    /// O(1) per token: alias tables and Metropolis-Hastings.
+    Alias,
+    /// SparseLDA buckets.
+    Sparse,
+}
+
+/// LDA modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Vocabulary blocks rotate over the workers.
+    ModelParallel,
+    /// Every worker keeps the whole table.
+    DataParallel,
+}
+
+/// Merge periods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SyncArg {
+    /// After every sub-round.
+    Subround,
+    /// After every iteration.
+    Iteration,
 }

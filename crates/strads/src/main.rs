@@ -9,19 +9,27 @@ mod demo;
 mod failure;
 mod gen_cmd;
 mod lasso_cmd;
+mod lda_cmd;
 mod progress;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, GenCommand};
+use crate::cli::{Cli, Command, GenCommand, LdaAction};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Lasso(args) => lasso_cmd::run(&args).map(|_| ()),
+        Command::Lda(args) => match (&args.action, &args.corpus, &args.train) {
+            (Some(LdaAction::Prepare(prepare)), _, _) => lda_cmd::prepare(prepare),
+            (Some(LdaAction::Infer(infer)), _, _) => lda_cmd::infer(infer),
+            (None, Some(corpus), Some(train)) => lda_cmd::train(corpus, train),
+            _ => Err(failure::Failure::input("strads lda needs --data and --out (see strads lda --help)")),
+        },
         Command::Gen(GenCommand::Lasso(args)) => gen_cmd::lasso(&args),
+        Command::Gen(GenCommand::Lda(args)) => lda_cmd::generate(&args),
         Command::Demo(args) => demo::run(&args),
     };
     match outcome {

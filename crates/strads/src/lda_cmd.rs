@@ -1,0 +1,480 @@
+//! `strads lda`: corpus flags to a corpus, train on the embedded runtime, write the model; `prepare` and `infer`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use strads_corpus::{Corpus, Source, TokenizerOptions};
+use strads_data::{write_atomic, write_string_atomic};
+use strads_lda::{LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
+use strads_runtime::Embedded;
+
+use crate::cli::{
+    CorpusArgs, CorpusFormatArg, GenLdaArgs, LdaInferArgs, LdaPrepareArgs, LdaTrainArgs, ModeArg, SamplerArg, SyncArg,
+};
+use crate::failure::Failure;
+use crate::lasso_cmd::check_out_dir;
+use crate::progress::Progress;
+
+/// The tokenizer the flags describe, checked.
+fn tokenizer(args: &CorpusArgs) -> Result<TokenizerOptions, Failure> {
+    let mut options = TokenizerOptions {
+        lowercase: !args.keep_case,
+        english_stop_words: !args.keep_stop_words,
+        stop_words_file: args.stop_words.clone(),
+        min_df: args.min_df,
+        max_df: args.max_df,
+        ..TokenizerOptions::default()
+    };
+    if let Some(pattern) = &args.token_pattern {
+        options.pattern.clone_from(pattern);
+    }
+    options.check().map_err(Failure::input)?;
+    Ok(options)
+}
+
+/// Where the corpus at `path` comes from: the format flag, else what the path looks like.
+fn source(path: &Path, args: &CorpusArgs) -> Result<Source, Failure> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    let format = args.format.unwrap_or(if path.is_dir() {
+        if strads_corpus::is_prepared(path) { CorpusFormatArg::Prepared } else { CorpusFormatArg::Folder }
+    } else if name.starts_with("docword") {
+        CorpusFormatArg::Uci
+    } else if name.ends_with(".ldac") || name.ends_with(".lda-c") {
+        CorpusFormatArg::Ldac
+    } else if name.ends_with(".tsv") || name.ends_with(".tab") {
+        CorpusFormatArg::Tsv
+    } else {
+        CorpusFormatArg::Lines
+    });
+    Ok(match format {
+        CorpusFormatArg::Prepared => Source::Prepared(path.to_path_buf()),
+        CorpusFormatArg::Folder => Source::Folder(path.to_path_buf()),
+        CorpusFormatArg::Lines => Source::Lines(path.to_path_buf()),
+        CorpusFormatArg::Tsv => {
+            Source::Tsv { path: path.to_path_buf(), column: args.column.clone(), skip: args.skip_lines }
+        }
+        CorpusFormatArg::Ldac => Source::Ldac { path: path.to_path_buf(), vocab: args.vocab.clone() },
+        CorpusFormatArg::Uci => {
+            let vocab = match &args.vocab {
+                Some(v) => v.clone(),
+                None => {
+                    let sibling = path.with_file_name(name.replacen("docword", "vocab", 1));
+                    if !sibling.exists() {
+                        return Err(Failure::input(format!(
+                            "{}: a UCI docword file needs its vocabulary: give --vocab (looked for {})",
+                            path.display(),
+                            sibling.display()
+                        )));
+                    }
+                    sibling
+                }
+            };
+            Source::Uci { docword: path.to_path_buf(), vocab }
+        }
+    })
+}
+
+/// Reads one word per line.
+fn read_vocabulary(path: &Path) -> Result<Vec<String>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    Ok(text.lines().map(str::to_string).collect())
+}
+
+/// Reads a corpus, with its words mapped onto `vocabulary` when given.
+fn read(path: &Path, args: &CorpusArgs, vocabulary: Option<&[String]>) -> Result<Corpus, Failure> {
+    let source = source(path, args)?;
+    Ok(strads_corpus::read(&source, &tokenizer(args)?, vocabulary)?)
+}
+
+/// `model.json`: what inference needs besides the counts and the vocabulary.
+#[derive(Debug, Serialize, Deserialize)]
+struct ModelInfo {
+    topics: usize,
+    vocabulary: usize,
+    alpha: f64,
+    beta: f64,
+    lowercase: bool,
+    token_pattern: String,
+    english_stop_words: bool,
+}
+
+/// `summary.json` of a training run.
+#[derive(Debug, Serialize)]
+struct Summary {
+    log_likelihood_per_token: f64,
+    test_perplexity: Option<f64>,
+    tokens: u64,
+    documents: usize,
+    skipped_empty_documents: usize,
+    vocabulary: usize,
+    topics: usize,
+    alpha: f64,
+    beta: f64,
+    iterations: u64,
+    seconds: f64,
+    loading_seconds: f64,
+    tokens_per_second: f64,
+    workers: usize,
+    mode: &'static str,
+    sampler: &'static str,
+    blocks: usize,
+    sync: &'static str,
+    seed: u64,
+    model_bytes_per_worker: u64,
+    test_documents: Option<usize>,
+    test_unknown_tokens: Option<usize>,
+    data: String,
+}
+
+fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
+    if args.workers == 0 {
+        return Err(Failure::input("--workers must be at least 1"));
+    }
+    let params = LdaParams {
+        topics: args.topics,
+        alpha: args.alpha,
+        beta: args.beta,
+        iterations: args.iterations,
+        sampler: match args.sampler {
+            SamplerArg::Alias => SamplerKind::Alias,
+            SamplerArg::Sparse => SamplerKind::Sparse,
+        },
+        mh_steps: args.mh_steps,
+        mode: match args.mode {
+            ModeArg::ModelParallel => Mode::ModelParallel,
+            ModeArg::DataParallel => Mode::DataParallel,
+        },
+        blocks: args.blocks,
+        sync: match args.sync {
+            SyncArg::Subround => Sync::Subround,
+            SyncArg::Iteration => Sync::Iteration,
+        },
+        eval_every: args.eval_every,
+        test_every: args.test_every,
+        fold_in_sweeps: args.fold_in_sweeps,
+        seed: args.seed,
+        verify: false,
+        keep_assignments: false,
+    };
+    params.check(args.workers).map_err(Failure::input)
+}
+
+impl From<strads_lda::LdaError> for Failure {
+    fn from(error: strads_lda::LdaError) -> Self {
+        match error {
+            strads_lda::LdaError::Params(_) | strads_lda::LdaError::Data(_) => Failure::Input(error.into()),
+            _ => Failure::Run(error.into()),
+        }
+    }
+}
+
+/// `strads lda`.
+pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failure> {
+    let checked = params(args)?;
+    check_out_dir(&args.out)?;
+    let started = Instant::now();
+    let corpus = read(&corpus_args.data, corpus_args, None)?;
+    let test = match &args.test {
+        Some(path) => Some(read(path, corpus_args, Some(&corpus.vocabulary))?),
+        None => None,
+    };
+    let loading_seconds = started.elapsed().as_secs_f64();
+    let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
+    let progress = Progress::new("lda", args.quiet);
+    let mut observe = |p: &TracePoint| {
+        let test = p.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
+        progress.message(format!(
+            "iteration {}: log-likelihood/token {:.4}, {:.2}M tokens/s{test}",
+            p.iteration,
+            p.log_likelihood_per_token,
+            p.tokens_per_second / 1e6
+        ));
+    };
+    let outcome = strads_lda::fit(&corpus, test.as_ref(), &checked, &launcher, &mut observe);
+    progress.finish();
+    let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
+    let last = fit.last().copied().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
+    let summary = Summary {
+        log_likelihood_per_token: last.log_likelihood_per_token,
+        test_perplexity: last.test_perplexity,
+        tokens: fit.tokens,
+        documents: corpus.documents(),
+        skipped_empty_documents: corpus.skipped_empty,
+        vocabulary: corpus.vocabulary_size(),
+        topics: fit.topics,
+        alpha: fit.alpha,
+        beta: fit.beta,
+        iterations: fit.iterations,
+        seconds: fit.seconds,
+        loading_seconds,
+        tokens_per_second: last.tokens_per_second,
+        workers: args.workers,
+        mode: checked.mode.name(),
+        sampler: checked.sampler.name(),
+        blocks: checked.blocks,
+        sync: match checked.sync {
+            Sync::Subround => "subround",
+            Sync::Iteration => "iteration",
+        },
+        seed: checked.seed,
+        model_bytes_per_worker: last.model_bytes_per_worker,
+        test_documents: test.as_ref().map(Corpus::documents),
+        test_unknown_tokens: test.as_ref().map(|t| t.dropped_unknown),
+        data: corpus_args.data.display().to_string(),
+    };
+    let tok = tokenizer(corpus_args)?;
+    let info = ModelInfo {
+        topics: fit.topics,
+        vocabulary: corpus.vocabulary_size(),
+        alpha: fit.alpha,
+        beta: fit.beta,
+        lowercase: tok.lowercase,
+        token_pattern: tok.pattern.clone(),
+        english_stop_words: tok.english_stop_words,
+    };
+    write_model(&args.out, &fit, &corpus, &summary, &info, args.top_words)?;
+    if !args.quiet {
+        let test = last.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
+        println!(
+            "lda: {} topics, {} iterations in {:.2} s ({:.2}M tokens/s), log-likelihood/token {:.4}{test} -> {}",
+            fit.topics,
+            fit.iterations,
+            fit.seconds,
+            last.tokens_per_second / 1e6,
+            last.log_likelihood_per_token,
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes a `rows x cols` array as a NumPy `.npy` file, atomically.
+fn write_npy<T: npyz::AutoSerialize + Copy>(
+    path: &Path,
+    rows: usize,
+    cols: usize,
+    values: &[T],
+) -> Result<(), Failure> {
+    use npyz::WriterBuilder;
+    write_atomic(path, |w| {
+        let mut writer =
+            npyz::WriteOptions::new().default_dtype().shape(&[rows as u64, cols as u64]).writer(w).begin_nd()?;
+        writer.extend(values.iter().copied())?;
+        writer.finish()
+    })
+    .map_err(|e| Failure::Run(e.into()))
+}
+
+/// The documents' topic mixes, one row per input document (documents skipped as empty get the prior).
+fn document_rows(fit: &LdaFit, corpus: &Corpus) -> Vec<f32> {
+    let k = fit.topics;
+    let inputs = corpus.documents() + corpus.skipped_empty;
+    let mut rows = vec![1.0 / k as f32; inputs * k];
+    for d in 0..corpus.documents() {
+        let at = corpus.ids[d];
+        for (t, p) in fit.document_topics(d).into_iter().enumerate() {
+            rows[at * k + t] = p as f32;
+        }
+    }
+    rows
+}
+
+fn write_model(
+    out: &Path,
+    fit: &LdaFit,
+    corpus: &Corpus,
+    summary: &Summary,
+    info: &ModelInfo,
+    top_words: usize,
+) -> Result<(), Failure> {
+    let run = |e: strads_data::DataError| Failure::Run(e.into());
+    std::fs::create_dir_all(out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", out.display())))?;
+    let k = fit.topics;
+    let v = corpus.vocabulary_size();
+    write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
+    write_npy(&out.join("doc_topic.npy"), corpus.documents() + corpus.skipped_empty, k, &document_rows(fit, corpus))?;
+    write_atomic(&out.join("word_topic.csv"), |w| {
+        writeln!(w, "word,topic,count")?;
+        for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {
+            for (t, &c) in row.iter().enumerate().filter(|(_, c)| **c > 0) {
+                writeln!(w, "{word},{t},{c}")?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_atomic(&out.join("doc_topic.csv"), |w| {
+        writeln!(w, "document,topic,count")?;
+        for d in 0..corpus.documents() {
+            for (t, &c) in fit.counts.doc_topic[d * k..(d + 1) * k].iter().enumerate().filter(|(_, c)| **c > 0) {
+                writeln!(w, "{},{t},{c}", corpus.ids[d])?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_atomic(&out.join("topics.txt"), |w| {
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by_key(|&t| std::cmp::Reverse(fit.counts.totals[t]));
+        for t in order {
+            let phi = fit.topic_words(t);
+            let mut words: Vec<usize> = (0..v).collect();
+            words.sort_by(|&a, &b| phi[b].total_cmp(&phi[a]).then(a.cmp(&b)));
+            let share = fit.counts.totals[t] as f64 / fit.tokens.max(1) as f64;
+            write!(w, "topic {t} ({:.1}% of tokens):", 100.0 * share)?;
+            for &word in words.iter().take(top_words) {
+                write!(w, " {} ({:.4})", corpus.vocabulary[word], phi[word])?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_atomic(&out.join("trace.csv"), |w| {
+        let test = fit.trace.iter().any(|p| p.test_perplexity.is_some());
+        writeln!(
+            w,
+            "iteration,seconds,log_likelihood_per_token,tokens_per_second{}",
+            if test { ",test_perplexity" } else { "" }
+        )?;
+        for p in &fit.trace {
+            write!(w, "{},{},{},{}", p.iteration, p.seconds, p.log_likelihood_per_token, p.tokens_per_second)?;
+            if test {
+                write!(w, ",{}", p.test_perplexity.map_or(String::new(), |x| x.to_string()))?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_string_atomic(&out.join("vocab.txt"), &(corpus.vocabulary.join("\n") + "\n")).map_err(run)?;
+    write_string_atomic(&out.join("model.json"), &to_json(info)?).map_err(run)?;
+    write_string_atomic(&out.join("summary.json"), &to_json(summary)?).map_err(run)?;
+    Ok(())
+}
+
+/// A record as pretty JSON with a final newline.
+fn to_json(value: &impl Serialize) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| Failure::Run(e.into()))
+}
+
+/// `strads lda prepare`.
+pub fn prepare(args: &LdaPrepareArgs) -> Result<(), Failure> {
+    check_out_dir(&args.out)?;
+    let vocabulary = match &args.vocab_from {
+        Some(dir) => Some(read_vocabulary(&dir.join("vocab.txt"))?),
+        None => None,
+    };
+    let corpus = read(&args.corpus.data, &args.corpus, vocabulary.as_deref())?;
+    let tok = tokenizer(&args.corpus)?;
+    let description = vec![
+        ("source".to_string(), args.corpus.data.display().to_string()),
+        ("lowercase".to_string(), tok.lowercase.to_string()),
+        ("token_pattern".to_string(), tok.pattern.clone()),
+        ("english_stop_words".to_string(), tok.english_stop_words.to_string()),
+        ("min_df".to_string(), tok.min_df.to_string()),
+        ("max_df".to_string(), tok.max_df.to_string()),
+    ];
+    strads_corpus::save_prepared(&corpus, &args.out, &description).map_err(|e| Failure::Run(e.into()))?;
+    println!(
+        "prepared {} documents ({} empty skipped), {} tokens, {} words -> {}",
+        corpus.documents(),
+        corpus.skipped_empty,
+        corpus.token_count(),
+        corpus.vocabulary_size(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `strads lda infer`.
+pub fn infer(args: &LdaInferArgs) -> Result<(), Failure> {
+    check_out_dir(&args.out)?;
+    let model_file = args.model.join("model.json");
+    let text = std::fs::read_to_string(&model_file).map_err(|e| {
+        Failure::input(format!("{}: {e} (is --model the --out folder of `strads lda`?)", model_file.display()))
+    })?;
+    let info: ModelInfo =
+        serde_json::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", model_file.display())))?;
+    let vocabulary = read_vocabulary(&args.model.join("vocab.txt"))?;
+    let counts_file = args.model.join("word_topic.npy");
+    let bytes = std::fs::read(&counts_file).map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
+    let shape = npy.shape().to_vec();
+    let word_topic: Vec<u32> = npy.into_vec().map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
+    if shape != [vocabulary.len() as u64, info.topics as u64] || info.vocabulary != vocabulary.len() {
+        return Err(Failure::input(format!(
+            "{}: shape {shape:?} does not match {} words and {} topics",
+            counts_file.display(),
+            vocabulary.len(),
+            info.topics
+        )));
+    }
+    let mut tok_fixed = tokenizer(&args.corpus)?;
+    tok_fixed.lowercase = info.lowercase;
+    tok_fixed.pattern = info.token_pattern.clone();
+    tok_fixed.english_stop_words = info.english_stop_words;
+    let source = source(&args.corpus.data, &args.corpus)?;
+    let corpus = strads_corpus::read(&source, &tok_fixed, Some(&vocabulary))?;
+    let model = TopicModel { topics: info.topics, alpha: info.alpha, beta: info.beta, word_topic };
+    let theta = strads_lda::infer(&model, &corpus, args.iterations, args.seed);
+    let k = info.topics;
+    let inputs = corpus.documents() + corpus.skipped_empty;
+    let mut rows = vec![1.0 / k as f32; inputs * k];
+    for (d, mix) in theta.iter().enumerate() {
+        for (t, &p) in mix.iter().enumerate() {
+            rows[corpus.ids[d] * k + t] = p as f32;
+        }
+    }
+    std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
+    write_npy(&args.out.join("doc_topic.npy"), inputs, k, &rows)?;
+    write_atomic(&args.out.join("doc_topic.csv"), |w| {
+        writeln!(w, "document,topic,probability")?;
+        for (d, mix) in rows.chunks(k).enumerate() {
+            for (t, p) in mix.iter().enumerate().filter(|(_, p)| **p >= 0.01) {
+                writeln!(w, "{d},{t},{p}")?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| Failure::Run(e.into()))?;
+    println!(
+        "inferred topic mixes of {} documents ({} empty, {} unknown tokens dropped) -> {}",
+        inputs,
+        corpus.skipped_empty,
+        corpus.dropped_unknown,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `strads gen lda`.
+pub fn generate(args: &GenLdaArgs) -> Result<(), Failure> {
+    check_out_dir(&args.out)?;
+    let spec = strads_lda::generate::GeneratorSpec {
+        documents: args.documents,
+        vocabulary: args.vocabulary,
+        topics: args.topics,
+        mean_length: args.mean_length,
+        alpha: args.alpha,
+        beta: args.beta,
+        seed: args.seed,
+    };
+    let generated = strads_lda::generate::generate(&spec).map_err(Failure::input)?;
+    let description = vec![("generator".to_string(), format!("{spec:?}"))];
+    strads_corpus::save_prepared(&generated.corpus, &args.out, &description).map_err(|e| Failure::Run(e.into()))?;
+    let truth: PathBuf = args.out.join("true_topics.csv");
+    write_atomic(&truth, |w| {
+        writeln!(w, "topic,word,probability")?;
+        for (t, phi) in generated.topics.iter().enumerate() {
+            for (word, &p) in phi.iter().enumerate().filter(|(_, p)| **p >= 1e-4) {
+                writeln!(w, "{t},w{word},{p}")?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| Failure::Run(e.into()))?;
+    Ok(())
+}
