@@ -6,7 +6,7 @@
 //! | `alpha` | `50 / K` | symmetric Dirichlet prior on each document's topic mix, per topic | `> 0` |
 //! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
 //! | `iterations` | 100 | sweeps over every token | `>= 1` |
-//! | `sampler` | `alias` | `alias` (O(1) per token: alias tables + Metropolis-Hastings) or `sparse` (SparseLDA buckets) | |
+//! | `sampler` | `sparse` | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
 //! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
 //! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
 //! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `>= P` |
@@ -112,7 +112,7 @@ impl Default for LdaParams {
             alpha: None,
             beta: 0.01,
             iterations: 100,
-            sampler: SamplerKind::Alias,
+            sampler: SamplerKind::Sparse,
             mh_steps: 2,
             mode: Mode::ModelParallel,
             blocks: None,

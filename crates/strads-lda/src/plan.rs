@@ -9,7 +9,7 @@ use strads_core::{Aggregator, Assignment, Decision, Plan, Pulled, Round, Schedul
 use crate::eval::totals_part;
 use crate::layout::VocabularyBlocks;
 use crate::params::{CheckedParams, Mode, Sync};
-use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task};
+use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task, merge_changes};
 
 /// One evaluation point of a run.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -383,17 +383,9 @@ impl Aggregator<Lda> for LdaAggregator {
                 if !merged {
                     return nothing;
                 }
-                words.sort_unstable_by_key(|&(w, t, _)| (w, t));
-                let mut combined: Vec<(u32, u32, i32)> = Vec::with_capacity(words.len());
-                for (w, t, d) in words {
-                    match combined.last_mut() {
-                        Some(last) if last.0 == w && last.1 == t => last.2 += d,
-                        _ => combined.push((w, t, d)),
-                    }
-                }
-                combined.retain(|c| c.2 != 0);
+                merge_changes(&mut words);
                 Pulled {
-                    commit: Some(Assignment::All(Commit { totals: self.totals.clone(), words: combined })),
+                    commit: Some(Assignment::All(Commit { totals: self.totals.clone(), words })),
                     feedback: Feedback::Done,
                 }
             }

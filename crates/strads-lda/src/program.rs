@@ -197,6 +197,23 @@ pub struct Shard {
     vocabulary: Arc<VocabularyBlocks>,
 }
 
+/// Sorts `(word, topic, delta)` changes and sums those of the same word and topic, dropping zeros.
+pub fn merge_changes(changes: &mut Vec<(u32, u32, i32)>) {
+    changes.sort_unstable_by_key(|&(w, t, _)| (w, t));
+    let mut merged = 0;
+    for i in 0..changes.len() {
+        let (w, t, d) = changes[i];
+        if merged > 0 && changes[merged - 1].0 == w && changes[merged - 1].1 == t {
+            changes[merged - 1].2 += d;
+        } else {
+            changes[merged] = (w, t, d);
+            merged += 1;
+        }
+    }
+    changes.truncate(merged);
+    changes.retain(|c| c.2 != 0);
+}
+
 /// The random stream of worker `p` for `seed`.
 pub fn worker_rng(seed: u64, worker: usize, stream: u64) -> Xoshiro256PlusPlus {
     let mut seeder = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x1da_5eed);
@@ -338,15 +355,16 @@ impl Shard {
     }
 
     fn sample(&mut self, block: usize, sync: bool) -> Partial {
-        let k = self.priors.topics;
         let b = match self.mode {
             Mode::ModelParallel => self.active(),
             Mode::DataParallel => block,
         };
         let at = self.block_position(b);
-        let before = (self.mode == Mode::DataParallel).then(|| self.blocks[at].counts.clone());
         let segments_range = self.tokens.segment_start[b]..self.tokens.segment_start[b + 1];
         let segments = self.tokens.segments[segments_range].to_vec();
+        // The block's tokens are contiguous; data parallel, remember their topics to send the changes.
+        let span = segments.first().map_or(0, |s| s.start)..segments.last().map_or(0, |s| s.end);
+        let before = (self.mode == Mode::DataParallel).then(|| self.tokens.topic[span.clone()].to_vec());
         self.sampler.sample(
             &segments,
             &mut self.tokens,
@@ -356,20 +374,22 @@ impl Shard {
             &mut self.rng,
         );
         if let Some(before) = before {
-            let words = &self.blocks[at].counts;
-            for seg in &segments {
-                let r = seg.slot as usize * k;
-                for t in 0..k {
-                    let delta = words[r + t] as i64 - before[r + t] as i64;
-                    if delta != 0 {
-                        self.own.push((seg.word, t as u32, delta as i32));
-                    }
+            for (i, &old) in span.clone().zip(&before) {
+                let new = self.tokens.topic[i];
+                if new != old {
+                    self.own.push((self.tokens.word[i], old, -1));
+                    self.own.push((self.tokens.word[i], new, 1));
                 }
             }
             self.own_applied = true;
         }
         let totals = sync.then(|| self.totals_delta());
-        let words = if sync && self.mode == Mode::DataParallel { self.own.clone() } else { Vec::new() };
+        let words = if sync && self.mode == Mode::DataParallel {
+            merge_changes(&mut self.own);
+            self.own.clone()
+        } else {
+            Vec::new()
+        };
         Partial::Sampled { block: (self.mode == Mode::ModelParallel).then_some(b), totals, words }
     }
 

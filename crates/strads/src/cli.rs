@@ -396,7 +396,7 @@ pub struct LdaTrainArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub iterations: u64,
     /// Conditional sampler.
-    #[arg(long, value_enum, default_value = "alias")]
+    #[arg(long, value_enum, default_value = "sparse")]
     pub sampler: SamplerArg,
     /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals.
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -500,10 +500,10 @@ pub struct GenLdaArgs {
 /// LDA samplers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SamplerArg {
-    /// O(1) per token: alias tables and Metropolis-Hastings.
-    Alias,
-    /// SparseLDA buckets.
+    /// SparseLDA buckets: an exact draw per token.
     Sparse,
+    /// O(1) per token: alias tables and Metropolis-Hastings (more tokens per second, slower mixing).
+    Alias,
 }
 
 /// LDA modes.
