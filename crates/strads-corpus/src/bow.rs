@@ -97,6 +97,9 @@ fn header(lines: &mut LineReader, what: &str) -> Result<usize, DataError> {
     }
 }
 
+/// The most distinct word ids an LDA-C file may use without a vocabulary file (2^24).
+const MAX_IDS_WITHOUT_VOCABULARY: usize = 1 << 24;
+
 /// Reads an LDA-C corpus; see [`Source::Ldac`](crate::Source::Ldac).
 pub(crate) fn read_ldac(path: &Path, vocab: Option<&Path>, fixed: Option<&Fixed>) -> Result<Corpus, DataError> {
     let words = vocab.map(read_words).transpose()?;
@@ -124,7 +127,9 @@ pub(crate) fn parse_ldac(
         (None, Some(fixed)) => {
             Some((fixed.words.len(), format!("{} words in the given vocabulary", fixed.words.len())))
         }
-        (None, None) => None,
+        // Without a vocabulary every id up to the largest becomes a word: bound it, so one stray
+        // huge id cannot ask for billions of words.
+        (None, None) => Some((MAX_IDS_WITHOUT_VOCABULARY, "ids allowed without a vocabulary file".to_string())),
     };
     let mut max_id = None;
     let mut lines = LineReader::open(path)?;

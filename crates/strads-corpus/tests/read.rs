@@ -226,6 +226,10 @@ fn bad_ldac_input_is_reported_at_its_line() {
         let message = error_at(read(&source, &all_words(), None), &path, line);
         assert!(message.contains(expected), "{content:?}: {message}");
     }
+    // Without a vocabulary file, one huge id is refused instead of making billions of words.
+    let path = write(&dir, "huge.ldac", "1 0:1\n1 4294967295:1\n");
+    let message = error_at(read(&Source::Ldac { path: path.clone(), vocab: None }, &all_words(), None), &path, 2);
+    assert!(message.contains("4294967295"), "{message}");
 }
 
 #[test]

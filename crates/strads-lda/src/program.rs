@@ -188,6 +188,8 @@ pub struct Shard {
     /// Data parallel: changes applied here since the last merge, and whether they are applied yet.
     own: Vec<(u32, u32, i32)>,
     own_applied: bool,
+    /// The most changes held between two merges while sampling (for the memory report).
+    own_peak: usize,
     sampler: Sampler,
     rng: Xoshiro256PlusPlus,
     test: Option<TestShard>,
@@ -276,6 +278,7 @@ impl Shard {
             merged_totals: vec![0; k],
             own: Vec::new(),
             own_applied: false,
+            own_peak: 0,
             sampler: Sampler::new(params.sampler, priors, params.mh_steps),
             rng,
             test,
@@ -374,14 +377,23 @@ impl Shard {
             &mut self.rng,
         );
         if let Some(before) = before {
-            for (i, &old) in span.clone().zip(&before) {
-                let new = self.tokens.topic[i];
-                if new != old {
-                    self.own.push((self.tokens.word[i], old, -1));
-                    self.own.push((self.tokens.word[i], new, 1));
+            // Net changes of each word's row, one word at a time through a dense scratch row.
+            let k = self.priors.topics;
+            let mut delta = vec![0i32; k];
+            for seg in &segments {
+                for i in seg.start..seg.end {
+                    let (old, new) = (before[i - span.start], self.tokens.topic[i]);
+                    if old != new {
+                        delta[old as usize] -= 1;
+                        delta[new as usize] += 1;
+                    }
+                }
+                for (t, d) in delta.iter_mut().enumerate().filter(|(_, d)| **d != 0) {
+                    self.own.push((seg.word, t as u32, std::mem::take(d)));
                 }
             }
             self.own_applied = true;
+            self.own_peak = self.own_peak.max(self.own.len());
         }
         let totals = sync.then(|| self.totals_delta());
         let words = if sync && self.mode == Mode::DataParallel {
@@ -401,7 +413,7 @@ impl Shard {
             _ => self.blocks.iter().map(|b| count_terms(&b.counts, &self.word_table)).sum(),
         };
         let model_bytes = self.blocks.iter().map(|b| b.counts.len() as u64 * 4).sum::<u64>()
-            + (self.own.capacity() * std::mem::size_of::<(u32, u32, i32)>()) as u64;
+            + (self.own_peak * std::mem::size_of::<(u32, u32, i32)>()) as u64;
         Partial::Evaluated { documents, words, model_bytes }
     }
 
@@ -540,7 +552,8 @@ impl Worker<Lda> for Shard {
                     apply((w, t, -delta));
                 }
             }
-            self.own.clear();
+            // Dropped rather than cleared: the first merge (all counts) is far larger than the rest.
+            self.own = Vec::new();
             self.own_applied = false;
         }
     }
