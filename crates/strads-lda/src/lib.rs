@@ -23,4 +23,4 @@ pub use fit::{LdaFit, fit, split_for_completion};
 pub use infer::{TopicModel, infer};
 pub use params::{CheckedParams, LdaParams, Mode, SamplerKind, Sync};
 pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
-pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard};
+pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard, worker_rng};
