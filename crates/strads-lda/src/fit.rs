@@ -108,6 +108,13 @@ pub fn fit<L: Launcher>(
         )));
     }
     check_corpus(corpus, test, workers)?;
+    if params.blocks > corpus.vocabulary_size().max(workers) {
+        return Err(LdaError::Params(format!(
+            "blocks (U = {}) must be at most the vocabulary size ({}) or the number of workers",
+            params.blocks,
+            corpus.vocabulary_size()
+        )));
+    }
     let mut frequencies = vec![0u64; corpus.vocabulary_size()];
     for &w in &corpus.tokens {
         frequencies[w as usize] += 1;

@@ -9,7 +9,7 @@
 //! | `sampler` | `sparse` | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
 //! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
 //! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
-//! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `>= P` |
+//! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `P..=max(V, P)` (V checked by `fit`) |
 //! | `sync` | `subround` | when topic totals (and, data parallel, word-topic changes) are merged: `subround` or `iteration` | |
 //! | `eval_every` | 10 | iterations between log-likelihood evaluations (and at the last) | `>= 1` |
 //! | `test_every` | `eval_every` | iterations between held-out perplexities (when a test set is given) | `>= 1` |

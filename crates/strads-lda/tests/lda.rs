@@ -313,4 +313,8 @@ fn bad_parameters_are_refused() {
     let few = Corpus { offsets: corpus.offsets[..2].to_vec(), ids: vec![0], ..corpus.clone() };
     let checked = LdaParams::default().check(2).unwrap();
     assert!(fit(&few, None, &checked, &Embedded::new(2).unwrap(), &mut |_| {}).is_err());
+    // More blocks than words is refused before anything is allocated for them.
+    let huge = LdaParams { blocks: Some(1 << 40), ..LdaParams::default() }.check(1).unwrap();
+    let err = fit(&corpus, None, &huge, &Embedded::new(1).unwrap(), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("blocks"), "{err}");
 }
