@@ -15,7 +15,7 @@ pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> DataError {
 }
 
 pub(crate) fn io_error(path: &Path, source: std::io::Error) -> DataError {
-    DataError::Io { path: path.to_path_buf(), source }
+    DataError::Io { path: path.to_path_buf(), error: source }
 }
 
 /// The lines of a file, without their line breaks (and without a UTF-8 byte-order mark).

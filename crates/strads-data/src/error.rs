@@ -23,13 +23,14 @@ pub enum DataError {
         /// What is wrong with it.
         message: String,
     },
-    /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    /// The file could not be read or written. (The error is shown, not chained as a source, so a
+    /// message printed with its causes names it once.)
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The operating system's error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -43,6 +44,6 @@ impl DataError {
     }
 
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
-        DataError::Io { path: path.to_path_buf(), source }
+        DataError::Io { path: path.to_path_buf(), error: source }
     }
 }

@@ -225,6 +225,12 @@ fn bad_input_names_file_and_line_exits_2_and_writes_nothing() {
         assert!(stderr(&run).contains(expected), "{name}: {}", stderr(&run));
         assert!(!out.exists(), "{name}: output written");
     }
+    // A missing file is named once, with the system's reason once.
+    let missing = dir.path().join("missing.txt");
+    let run = strads(&["lda", "--data", path(&missing), "--out", path(&dir.path().join("m"))]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(stderr(&run).matches("missing.txt").count(), 1, "{}", stderr(&run));
+    assert_eq!(stderr(&run).matches("(os error").count(), 1, "{}", stderr(&run));
     let bad_k = strads(&["lda", "--data", path(&vocab), "-k", "0", "--out", path(&dir.path().join("k"))]);
     assert_eq!(bad_k.status.code(), Some(2));
     assert!(stderr(&bad_k).contains("topics"));
