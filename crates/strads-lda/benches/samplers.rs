@@ -45,10 +45,9 @@ fn main() {
             }
             let priors = Priors { topics: k, alpha: 50.0 / k as f64, beta: 0.01, vbeta: v as f64 * 0.01 };
             let mut sampler = Sampler::new(kind, priors, 2);
-            let segments = tokens.block(0).to_vec();
             let mut sweep = || {
                 let start = Instant::now();
-                let n = sampler.sample(&segments, &mut tokens, &mut docs, &mut rows, &mut totals, &mut rng);
+                let n = sampler.sample(0, &mut tokens, &mut docs, &mut rows, &mut totals, &mut rng);
                 start.elapsed().as_nanos() as f64 / n as f64
             };
             for _ in 0..5 {

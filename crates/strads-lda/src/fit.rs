@@ -125,14 +125,9 @@ pub fn fit<L: Launcher>(
     let split = test.map(|t| split_for_completion(t, params.seed));
     let test_shards = split.as_ref().map(|s| {
         let lengths: Vec<u64> = s.iter().map(|(a, b)| (a.len() + b.len()) as u64).collect();
-        if lengths.len() >= workers {
-            balanced_ranges(&lengths, workers)
-        } else {
-            (0..workers).map(|p| strads_core::shard_range(lengths.len(), workers, p)).collect()
-        }
+        balanced_ranges(&lengths, workers)
     });
     let tokens = corpus.token_count() as u64;
-    let mut observe = observer;
     let outcome = launcher.run::<Lda, _, _, _>(
         RunOptions { pipeline_depth: 0 },
         |p| {
@@ -146,7 +141,7 @@ pub fn fit<L: Launcher>(
         },
         || {
             (
-                LdaScheduler::new(params.clone(), tokens, test.is_some(), &mut observe),
+                LdaScheduler::new(params.clone(), tokens, test.is_some(), observer),
                 LdaAggregator::new(params.clone(), Arc::clone(&vocabulary), corpus.documents(), tokens),
             )
         },

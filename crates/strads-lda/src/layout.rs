@@ -8,7 +8,6 @@
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
-use std::ops::Range;
 
 /// The vocabulary's blocks: which block and which row in it each word has.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,11 +26,7 @@ impl VocabularyBlocks {
         let mut order: Vec<u32> = (0..frequencies.len() as u32).collect();
         order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed_b10c));
         let weights: Vec<u64> = order.iter().map(|&w| frequencies[w as usize].max(1)).collect();
-        let ranges = if order.len() >= blocks {
-            strads_core::balanced_ranges(&weights, blocks)
-        } else {
-            (0..blocks).map(|b| strads_core::shard_range(order.len(), blocks, b)).collect()
-        };
+        let ranges = strads_core::balanced_ranges(&weights, blocks);
         let mut block_of = vec![0; frequencies.len()];
         let mut slot_of = vec![0; frequencies.len()];
         let mut words = Vec::with_capacity(blocks);
@@ -183,11 +178,6 @@ impl Tokens {
     pub fn is_empty(&self) -> bool {
         self.doc.is_empty()
     }
-}
-
-/// Contiguous document ranges, one per worker, of near-equal token counts.
-pub fn document_shards(lengths: &[u64], workers: usize) -> Vec<Range<usize>> {
-    strads_core::balanced_ranges(lengths, workers)
 }
 
 #[cfg(test)]

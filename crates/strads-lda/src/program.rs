@@ -20,7 +20,7 @@ use strads_core::{Program, Round, Worker};
 use strads_engine::Rotation;
 
 use crate::eval::{LogGammaTable, count_terms, document_part};
-use crate::layout::{Tokens, VocabularyBlocks};
+use crate::layout::{Segment, Tokens, VocabularyBlocks};
 use crate::params::{CheckedParams, Mode};
 use crate::sampler::{DocTopics, Priors, Sampler};
 
@@ -193,10 +193,26 @@ pub struct Shard {
     sampler: Sampler,
     rng: Xoshiro256PlusPlus,
     test: Option<TestShard>,
-    score: (f64, u64),
     doc_table: LogGammaTable,
     word_table: LogGammaTable,
     vocabulary: Arc<VocabularyBlocks>,
+}
+
+/// `(word, topic, count)` of the tokens of `segments`, counted word by word through a dense row.
+fn recount<'a>(tokens: &'a Tokens, segments: &'a [Segment], k: usize) -> impl Iterator<Item = (u32, u32, u32)> + 'a {
+    let mut row = vec![0u32; k];
+    segments.iter().flat_map(move |seg| {
+        for i in seg.start..seg.end {
+            row[tokens.topic[i] as usize] += 1;
+        }
+        let counts: Vec<(u32, u32, u32)> = row
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(t, c)| (seg.word, t as u32, std::mem::take(c)))
+            .collect();
+        counts
+    })
 }
 
 /// Sorts `(word, topic, delta)` changes and sums those of the same word and topic, dropping zeros.
@@ -282,7 +298,6 @@ impl Shard {
             sampler: Sampler::new(params.sampler, priors, params.mh_steps),
             rng,
             test,
-            score: (0.0, 0),
             doc_table: LogGammaTable::new(params.alpha),
             word_table: LogGammaTable::new(params.beta),
             vocabulary: Arc::clone(vocabulary),
@@ -309,7 +324,7 @@ impl Shard {
         }
     }
 
-    fn totals_delta(&mut self) -> Vec<i64> {
+    fn totals_delta(&self) -> Vec<i64> {
         self.totals.iter().zip(&self.merged_totals).map(|(a, b)| a - b).collect()
     }
 
@@ -335,18 +350,8 @@ impl Shard {
                 Partial::Sampled { block: Some(b), totals: first.then(|| self.totals_delta()), words: Vec::new() }
             }
             Mode::DataParallel => {
-                let mut words = Vec::new();
-                for b in 0..self.blocks.len() {
-                    for seg in self.tokens.block(b) {
-                        let mut row = vec![0i32; k];
-                        for i in seg.start..seg.end {
-                            row[self.tokens.topic[i] as usize] += 1;
-                        }
-                        words.extend(
-                            row.iter().enumerate().filter(|c| *c.1 != 0).map(|(t, &c)| (seg.word, t as u32, c)),
-                        );
-                    }
-                }
+                let words: Vec<(u32, u32, i32)> =
+                    recount(&self.tokens, &self.tokens.segments, k).map(|(w, t, c)| (w, t, c as i32)).collect();
                 for &z in &self.tokens.topic {
                     self.totals[z as usize] += 1;
                 }
@@ -363,13 +368,12 @@ impl Shard {
             Mode::DataParallel => block,
         };
         let at = self.block_position(b);
-        let segments_range = self.tokens.segment_start[b]..self.tokens.segment_start[b + 1];
-        let segments = self.tokens.segments[segments_range].to_vec();
         // The block's tokens are contiguous; data parallel, remember their topics to send the changes.
-        let span = segments.first().map_or(0, |s| s.start)..segments.last().map_or(0, |s| s.end);
+        let span =
+            self.tokens.block(b).first().map_or(0, |s| s.start)..self.tokens.block(b).last().map_or(0, |s| s.end);
         let before = (self.mode == Mode::DataParallel).then(|| self.tokens.topic[span.clone()].to_vec());
         self.sampler.sample(
-            &segments,
+            b,
             &mut self.tokens,
             &mut self.docs,
             &mut self.blocks[at].counts,
@@ -380,7 +384,7 @@ impl Shard {
             // Net changes of each word's row, one word at a time through a dense scratch row.
             let k = self.priors.topics;
             let mut delta = vec![0i32; k];
-            for seg in &segments {
+            for seg in self.tokens.block(b) {
                 for i in seg.start..seg.end {
                     let (old, new) = (before[i - span.start], self.tokens.topic[i]);
                     if old != new {
@@ -426,15 +430,11 @@ impl Shard {
     }
 
     fn fold_in(&mut self) -> Partial {
-        let Some(test) = &mut self.test else { return Partial::Nothing };
         let Priors { topics: k, alpha, beta, vbeta } = self.priors;
+        let blocks: Vec<(usize, usize)> = self.test_blocks().into_iter().map(|b| (b, self.block_position(b))).collect();
+        let Some(test) = &mut self.test else { return Partial::Nothing };
         let mut weights = vec![0.0; k];
-        let blocks: Vec<usize> = match self.mode {
-            Mode::ModelParallel => vec![self.rotation.active_block(self.worker, self.rotations)],
-            Mode::DataParallel => (0..self.blocks.len()).collect(),
-        };
-        for b in blocks {
-            let at = if self.mode == Mode::ModelParallel { 0 } else { b };
+        for (b, at) in blocks {
             let counts = &self.blocks[at].counts;
             for s in test.observed.segment_start[b]..test.observed.segment_start[b + 1] {
                 let seg = test.observed.segments[s];
@@ -459,13 +459,13 @@ impl Shard {
         Partial::Nothing
     }
 
-    fn score(&mut self) -> Partial {
+    fn score(&self) -> Partial {
         let Some(test) = &self.test else { return Partial::Nothing };
         let Priors { topics: k, alpha, beta, vbeta } = self.priors;
         let k_alpha = k as f64 * alpha;
+        let (mut log_likelihood, mut tokens) = (0.0, 0);
         for b in self.test_blocks() {
-            let at = if self.mode == Mode::ModelParallel { 0 } else { b };
-            let counts = &self.blocks[at].counts;
+            let counts = &self.blocks[self.block_position(b)].counts;
             for seg in test.heldout.block(b) {
                 let row = &counts[seg.slot as usize * k..(seg.slot as usize + 1) * k];
                 for i in seg.start..seg.end {
@@ -477,30 +477,18 @@ impl Shard {
                             (drow[t] as f64 + alpha) / norm * (row[t] as f64 + beta) / (self.totals[t] as f64 + vbeta)
                         })
                         .sum();
-                    self.score.0 += p.ln();
-                    self.score.1 += 1;
+                    log_likelihood += p.ln();
+                    tokens += 1;
                 }
             }
         }
-        let (log_likelihood, tokens) = std::mem::take(&mut self.score);
         Partial::Scored { log_likelihood, tokens }
     }
 
     fn report(&self, assignments: bool) -> Partial {
         let k = self.priors.topics;
-        let mut recount = DocTopics::new(k, &self.tokens, self.docs.documents(), false);
-        let doc_counts_match = recount.counts == self.docs.counts;
-        recount.counts = Vec::new();
-        let mut words = vec![0u32; 0];
-        let mut recounted = Vec::new();
-        for seg in &self.tokens.segments {
-            words.clear();
-            words.resize(k, 0);
-            for i in seg.start..seg.end {
-                words[self.tokens.topic[i] as usize] += 1;
-            }
-            recounted.extend(words.iter().enumerate().filter(|c| *c.1 > 0).map(|(t, &c)| (seg.word, t as u32, c)));
-        }
+        let doc_counts_match = DocTopics::new(k, &self.tokens, self.docs.documents(), false).counts == self.docs.counts;
+        let recounted = recount(&self.tokens, &self.tokens.segments, k).collect();
         let assignments = assignments.then(|| {
             (0..self.docs.documents())
                 .map(|d| self.tokens.positions(d).iter().map(|&p| self.tokens.topic[p as usize]).collect())

@@ -25,7 +25,7 @@ use rand::distr::Distribution;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand_distr::weighted::WeightedAliasIndex;
 
-use crate::layout::{Segment, Tokens};
+use crate::layout::Tokens;
 use crate::params::SamplerKind;
 
 /// Document-topic counts of a worker's documents: dense rows, and lists of nonzero topics for SparseLDA.
@@ -196,11 +196,11 @@ impl Sampler {
         }
     }
 
-    /// Samples every token of `segments` once. `rows` holds the block's word-topic rows by slot;
+    /// Samples every token of block `block` once. `rows` holds the block's word-topic rows by slot;
     /// `totals` is this worker's view of `n_k`. Returns the number of tokens sampled.
     pub fn sample(
         &mut self,
-        segments: &[Segment],
+        block: usize,
         tokens: &mut Tokens,
         docs: &mut DocTopics,
         rows: &mut [u32],
@@ -208,14 +208,14 @@ impl Sampler {
         rng: &mut Xoshiro256PlusPlus,
     ) -> u64 {
         match self.kind {
-            SamplerKind::Sparse => self.sample_sparse(segments, tokens, docs, rows, totals, rng),
-            SamplerKind::Alias => self.sample_alias(segments, tokens, docs, rows, totals, rng),
+            SamplerKind::Sparse => self.sample_sparse(block, tokens, docs, rows, totals, rng),
+            SamplerKind::Alias => self.sample_alias(block, tokens, docs, rows, totals, rng),
         }
     }
 
     fn sample_sparse(
         &mut self,
-        segments: &[Segment],
+        block: usize,
         tokens: &mut Tokens,
         docs: &mut DocTopics,
         rows: &mut [u32],
@@ -225,7 +225,8 @@ impl Sampler {
         let Priors { topics: k, alpha, beta, .. } = self.priors;
         let mut b = Buckets::new(totals, self.priors);
         let mut sampled = 0u64;
-        for seg in segments {
+        for at in tokens.segment_start[block]..tokens.segment_start[block + 1] {
+            let seg = tokens.segments[at];
             let row = &mut rows[seg.slot as usize * k..(seg.slot as usize + 1) * k];
             self.word_topics.clear();
             b.word_mass = 0.0;
@@ -310,7 +311,7 @@ impl Sampler {
 
     fn sample_alias(
         &mut self,
-        segments: &[Segment],
+        block: usize,
         tokens: &mut Tokens,
         docs: &mut DocTopics,
         rows: &mut [u32],
@@ -321,7 +322,8 @@ impl Sampler {
         let k_alpha = k as f64 * alpha;
         let k_beta = k as f64 * beta;
         let mut sampled = 0u64;
-        for seg in segments {
+        for at in tokens.segment_start[block]..tokens.segment_start[block + 1] {
+            let seg = tokens.segments[at];
             let row = &mut rows[seg.slot as usize * k..(seg.slot as usize + 1) * k];
             // The row is this segment's tokens plus the others (other workers' tokens, which do not
             // change while the segment is sampled): an alias table over the others, built once.
@@ -339,7 +341,7 @@ impl Sampler {
                 }
             }
             let others_mass: f64 = self.weights.iter().sum();
-            let others_table = WeightedAliasIndex::new(self.weights.clone()).ok();
+            let others_table = WeightedAliasIndex::new(std::mem::take(&mut self.weights)).ok();
             let len = seg.end - seg.start;
             let own_mass = (len - 1) as f64;
             for i in seg.start..seg.end {

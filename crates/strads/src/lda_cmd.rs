@@ -82,10 +82,14 @@ fn read_vocabulary(path: &Path) -> Result<Vec<String>, Failure> {
     Ok(text.lines().map(str::to_string).collect())
 }
 
-/// Reads a corpus, with its words mapped onto `vocabulary` when given.
-fn read(path: &Path, args: &CorpusArgs, vocabulary: Option<&[String]>) -> Result<Corpus, Failure> {
-    let source = source(path, args)?;
-    Ok(strads_corpus::read(&source, &tokenizer(args)?, vocabulary)?)
+/// Reads a corpus through `tokenizer`, with its words mapped onto `vocabulary` when given.
+fn read(
+    path: &Path,
+    args: &CorpusArgs,
+    tokenizer: &TokenizerOptions,
+    vocabulary: Option<&[String]>,
+) -> Result<Corpus, Failure> {
+    Ok(strads_corpus::read(&source(path, args)?, tokenizer, vocabulary)?)
 }
 
 /// `model.json`: what inference needs besides the counts and the vocabulary.
@@ -175,9 +179,10 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failur
     let checked = params(args)?;
     check_out_dir(&args.out)?;
     let started = Instant::now();
-    let corpus = read(&corpus_args.data, corpus_args, None)?;
+    let tok = tokenizer(corpus_args)?;
+    let corpus = read(&corpus_args.data, corpus_args, &tok, None)?;
     let test = match &args.test {
-        Some(path) => Some(read(path, corpus_args, Some(&corpus.vocabulary))?),
+        Some(path) => Some(read(path, corpus_args, &tok, Some(&corpus.vocabulary))?),
         None => None,
     };
     let loading_seconds = started.elapsed().as_secs_f64();
@@ -224,7 +229,6 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failur
         test_unknown_tokens: test.as_ref().map(|t| t.dropped_unknown),
         data: corpus_args.data.display().to_string(),
     };
-    let tok = tokenizer(corpus_args)?;
     let info = ModelInfo {
         topics: fit.topics,
         vocabulary: corpus.vocabulary_size(),
@@ -267,14 +271,14 @@ fn write_npy<T: npyz::AutoSerialize + Copy>(
     .map_err(|e| Failure::Run(e.into()))
 }
 
-/// The documents' topic mixes, one row per input document (documents skipped as empty get the prior).
-fn document_rows(fit: &LdaFit, corpus: &Corpus) -> Vec<f32> {
-    let k = fit.topics;
+/// Topic mixes `mix(d)` of a corpus's documents as rows of `K`, one row per *input* document in input
+/// order (documents skipped as empty get the uniform mix).
+fn rows_by_input(corpus: &Corpus, k: usize, mix: impl Fn(usize) -> Vec<f64>) -> Vec<f32> {
     let inputs = corpus.documents() + corpus.skipped_empty;
     let mut rows = vec![1.0 / k as f32; inputs * k];
     for d in 0..corpus.documents() {
         let at = corpus.ids[d];
-        for (t, p) in fit.document_topics(d).into_iter().enumerate() {
+        for (t, p) in mix(d).into_iter().enumerate() {
             rows[at * k + t] = p as f32;
         }
     }
@@ -294,7 +298,12 @@ fn write_model(
     let k = fit.topics;
     let v = corpus.vocabulary_size();
     write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
-    write_npy(&out.join("doc_topic.npy"), corpus.documents() + corpus.skipped_empty, k, &document_rows(fit, corpus))?;
+    write_npy(
+        &out.join("doc_topic.npy"),
+        corpus.documents() + corpus.skipped_empty,
+        k,
+        &rows_by_input(corpus, k, |d| fit.document_topics(d)),
+    )?;
     write_atomic(&out.join("word_topic.csv"), |w| {
         writeln!(w, "word,topic,count")?;
         for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {
@@ -367,8 +376,8 @@ pub fn prepare(args: &LdaPrepareArgs) -> Result<(), Failure> {
         Some(dir) => Some(read_vocabulary(&dir.join("vocab.txt"))?),
         None => None,
     };
-    let corpus = read(&args.corpus.data, &args.corpus, vocabulary.as_deref())?;
     let tok = tokenizer(&args.corpus)?;
+    let corpus = read(&args.corpus.data, &args.corpus, &tok, vocabulary.as_deref())?;
     let description = vec![
         ("source".to_string(), args.corpus.data.display().to_string()),
         ("lowercase".to_string(), tok.lowercase.to_string()),
@@ -422,12 +431,7 @@ pub fn infer(args: &LdaInferArgs) -> Result<(), Failure> {
     let theta = strads_lda::infer(&model, &corpus, args.iterations, args.seed);
     let k = info.topics;
     let inputs = corpus.documents() + corpus.skipped_empty;
-    let mut rows = vec![1.0 / k as f32; inputs * k];
-    for (d, mix) in theta.iter().enumerate() {
-        for (t, &p) in mix.iter().enumerate() {
-            rows[corpus.ids[d] * k + t] = p as f32;
-        }
-    }
+    let rows = rows_by_input(&corpus, k, |d| theta[d].clone());
     std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
     write_npy(&args.out.join("doc_topic.npy"), inputs, k, &rows)?;
     write_atomic(&args.out.join("doc_topic.csv"), |w| {
