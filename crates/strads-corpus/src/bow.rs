@@ -6,7 +6,7 @@ use strads_data::DataError;
 
 use crate::build::{Builder, Fixed};
 use crate::corpus::Corpus;
-use crate::lines::{LineReader, invalid, parse_count, parse_error, read_words};
+use crate::lines::{LineReader, parse_count, read_words};
 
 /// Reads a UCI bag-of-words corpus; documents are ordered by docID, whatever the file's order.
 pub(crate) fn read_uci(docword: &Path, vocab: &Path, fixed: Option<&Fixed>) -> Result<Corpus, DataError> {
@@ -16,7 +16,7 @@ pub(crate) fn read_uci(docword: &Path, vocab: &Path, fixed: Option<&Fixed>) -> R
     let vocabulary = header(&mut lines, "number of words W")?;
     let entries_expected = header(&mut lines, "number of entries NNZ")?;
     if vocabulary != words.len() {
-        return Err(invalid(
+        return Err(DataError::invalid(
             vocab,
             format!("has {} words, but {} says W = {vocabulary}", words.len(), docword.display()),
         ));
@@ -33,16 +33,22 @@ pub(crate) fn read_uci(docword: &Path, vocab: &Path, fixed: Option<&Fixed>) -> R
             (Some(doc), Some(word), Some(count), None) => (doc, word, count),
             _ => {
                 let found = text.split_ascii_whitespace().count();
-                return Err(parse_error(docword, line, format!("expected `docID wordID count`, found {found} fields")));
+                return Err(DataError::parse(
+                    docword,
+                    line,
+                    format!("expected `docID wordID count`, found {found} fields"),
+                ));
             }
         };
         let doc = match doc.parse::<usize>() {
             Ok(d) if (1..=documents).contains(&d) => d - 1,
-            _ => return Err(parse_error(docword, line, format!("docID `{doc}` is not in 1..={documents} (D)"))),
+            _ => return Err(DataError::parse(docword, line, format!("docID `{doc}` is not in 1..={documents} (D)"))),
         };
         let word = match word.parse::<usize>() {
             Ok(w) if (1..=vocabulary).contains(&w) => w - 1,
-            _ => return Err(parse_error(docword, line, format!("wordID `{word}` is not in 1..={vocabulary} (W)"))),
+            _ => {
+                return Err(DataError::parse(docword, line, format!("wordID `{word}` is not in 1..={vocabulary} (W)")));
+            }
         };
         let count = parse_count(docword, line, count)?;
         entries_read += 1;
@@ -55,7 +61,7 @@ pub(crate) fn read_uci(docword: &Path, vocab: &Path, fixed: Option<&Fixed>) -> R
         }
     }
     if entries_read != entries_expected {
-        return Err(invalid(
+        return Err(DataError::invalid(
             docword,
             format!("the header says NNZ = {entries_expected}, but the file has {entries_read} entries"),
         ));
@@ -90,9 +96,9 @@ fn header(lines: &mut LineReader, what: &str) -> Result<usize, DataError> {
     let missing = lines.line() + 1;
     let path = lines.path().to_path_buf();
     match lines.next_line()? {
-        None => Err(parse_error(&path, missing, format!("missing header line: expected the {what}"))),
+        None => Err(DataError::parse(&path, missing, format!("missing header line: expected the {what}"))),
         Some((line, text)) => text.trim().parse().map_err(|_| {
-            parse_error(&path, line, format!("expected the {what} as a non-negative integer, found `{text}`"))
+            DataError::parse(&path, line, format!("expected the {what} as a non-negative integer, found `{text}`"))
         }),
     }
 }
@@ -140,21 +146,21 @@ pub(crate) fn parse_ldac(
             continue;
         };
         let Ok(declared) = first.parse::<usize>() else {
-            return Err(parse_error(path, line, format!("expected the number of pairs N, found `{first}`")));
+            return Err(DataError::parse(path, line, format!("expected the number of pairs N, found `{first}`")));
         };
         let mut pairs = 0;
         for pair in fields {
             pairs += 1;
             let Some((id, count)) = pair.split_once(':') else {
-                return Err(parse_error(path, line, format!("`{pair}` is not `id:count`")));
+                return Err(DataError::parse(path, line, format!("`{pair}` is not `id:count`")));
             };
             let Ok(id) = id.parse::<u32>() else {
-                return Err(parse_error(path, line, format!("word id `{id}` is not a non-negative integer")));
+                return Err(DataError::parse(path, line, format!("word id `{id}` is not a non-negative integer")));
             };
             if let Some((size, what)) = &bound
                 && id as usize >= *size
             {
-                return Err(parse_error(path, line, format!("word id {id} is beyond the vocabulary ({what})")));
+                return Err(DataError::parse(path, line, format!("word id {id} is beyond the vocabulary ({what})")));
             }
             let count = parse_count(path, line, count)?;
             max_id = max_id.max(Some(id));
@@ -167,7 +173,11 @@ pub(crate) fn parse_ldac(
             }
         }
         if pairs != declared {
-            return Err(parse_error(path, line, format!("N = {declared}, but the line has {pairs} id:count pairs")));
+            return Err(DataError::parse(
+                path,
+                line,
+                format!("N = {declared}, but the line has {pairs} id:count pairs"),
+            ));
         }
         builder.end_document();
     }

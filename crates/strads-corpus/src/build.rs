@@ -7,7 +7,6 @@ use rustc_hash::FxHashMap;
 use strads_data::DataError;
 
 use crate::corpus::Corpus;
-use crate::lines::invalid;
 use crate::tokenize::{Tokenizer, TokenizerOptions};
 
 /// The documents read so far, in input order; empty ones are counted, not kept.
@@ -74,7 +73,7 @@ impl Builder {
     /// The corpus; an error naming `path` if no document was kept.
     pub(crate) fn finish(self, vocabulary: Vec<String>, path: &Path) -> Result<Corpus, DataError> {
         if self.ids.is_empty() {
-            return Err(invalid(
+            return Err(DataError::invalid(
                 path,
                 format!(
                     "no document has a token left after tokenizing and filtering ({} documents read)",

@@ -6,18 +6,6 @@ use std::path::{Path, PathBuf};
 
 use strads_data::DataError;
 
-pub(crate) fn parse_error(path: &Path, line: usize, message: impl Into<String>) -> DataError {
-    DataError::Parse { path: path.to_path_buf(), line, message: message.into() }
-}
-
-pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> DataError {
-    DataError::Invalid { path: path.to_path_buf(), message: message.into() }
-}
-
-pub(crate) fn io_error(path: &Path, source: std::io::Error) -> DataError {
-    DataError::Io { path: path.to_path_buf(), error: source }
-}
-
 /// The lines of a file, without their line breaks (and without a UTF-8 byte-order mark).
 pub(crate) struct LineReader {
     reader: BufReader<File>,
@@ -28,7 +16,7 @@ pub(crate) struct LineReader {
 
 impl LineReader {
     pub(crate) fn open(path: &Path) -> Result<Self, DataError> {
-        let file = File::open(path).map_err(|e| io_error(path, e))?;
+        let file = File::open(path).map_err(|e| DataError::io(path, e))?;
         Ok(LineReader { reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new(), line: 0, path: path.into() })
     }
 
@@ -44,7 +32,7 @@ impl LineReader {
     /// The next line and its number (1-based), or `None` at the end of the file.
     pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &str)>, DataError> {
         self.buf.clear();
-        let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| io_error(&self.path, e))?;
+        let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| DataError::io(&self.path, e))?;
         if read == 0 {
             return Ok(None);
         }
@@ -57,7 +45,7 @@ impl LineReader {
         }
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(Some((self.line, text))),
-            Err(e) => Err(parse_error(
+            Err(e) => Err(DataError::parse(
                 &self.path,
                 self.line,
                 format!("not valid UTF-8 text (byte {} of the line)", e.valid_up_to() + 1),
@@ -73,7 +61,7 @@ pub(crate) fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, DataErro
         let (valid, _) = bytes.split_at(e.valid_up_to());
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
         let column = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
-        parse_error(path, line, format!("not valid UTF-8 text (byte {column} of the line)"))
+        DataError::parse(path, line, format!("not valid UTF-8 text (byte {column} of the line)"))
     })
 }
 
@@ -95,6 +83,6 @@ pub(crate) fn read_words(path: &Path) -> Result<Vec<String>, DataError> {
 pub(crate) fn parse_count(path: &Path, line: usize, text: &str) -> Result<u32, DataError> {
     match text.parse::<u32>() {
         Ok(count) if count > 0 => Ok(count),
-        _ => Err(parse_error(path, line, format!("count `{text}` is not a positive integer"))),
+        _ => Err(DataError::parse(path, line, format!("count `{text}` is not a positive integer"))),
     }
 }

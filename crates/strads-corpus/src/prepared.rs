@@ -9,7 +9,7 @@ use strads_data::{DataError, write_atomic};
 use crate::bow::parse_ldac;
 use crate::build::{Builder, Fixed};
 use crate::corpus::Corpus;
-use crate::lines::{LineReader, invalid, io_error, parse_error, read_words};
+use crate::lines::{LineReader, read_words};
 
 const SUMMARY: &str = "corpus.txt";
 const DOCUMENTS: &str = "corpus.ldac";
@@ -26,19 +26,25 @@ const IDS: &str = "ids.txt";
 ///
 /// A word containing a line break cannot be saved (error naming `vocab.txt`).
 pub fn save_prepared(corpus: &Corpus, dir: &Path, description: &[(String, String)]) -> Result<(), DataError> {
-    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| DataError::io(dir, e))?;
     let summary = dir.join(SUMMARY);
     match std::fs::remove_file(&summary) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_error(&summary, e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(DataError::io(&summary, e)),
         _ => {}
     }
     let vocabulary_path = dir.join(VOCABULARY);
     if let Some(id) = corpus.vocabulary.iter().position(|w| w.contains(['\n', '\r'])) {
-        return Err(invalid(&vocabulary_path, format!("word {id} contains a line break: {:?}", corpus.vocabulary[id])));
+        return Err(DataError::invalid(
+            &vocabulary_path,
+            format!("word {id} contains a line break: {:?}", corpus.vocabulary[id]),
+        ));
     }
     let size = corpus.vocabulary.len();
     if let Some(&id) = corpus.tokens.iter().find(|&&id| id as usize >= size) {
-        return Err(invalid(dir, format!("the corpus has word id {id}, but its vocabulary only {size} words")));
+        return Err(DataError::invalid(
+            dir,
+            format!("the corpus has word id {id}, but its vocabulary only {size} words"),
+        ));
     }
 
     write_atomic(&dir.join(DOCUMENTS), |out| {
@@ -89,7 +95,7 @@ pub fn is_prepared(dir: &Path) -> bool {
 pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus, DataError> {
     let summary_path = dir.join(SUMMARY);
     if !summary_path.is_file() {
-        return Err(invalid(dir, format!("not a complete prepared corpus: {SUMMARY} is missing")));
+        return Err(DataError::invalid(dir, format!("not a complete prepared corpus: {SUMMARY} is missing")));
     }
     let summary = Summary::read(&summary_path)?;
     let vocabulary_path = dir.join(VOCABULARY);
@@ -99,7 +105,7 @@ pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus,
     let mut lines = LineReader::open(&ids_path)?;
     while let Some((line, text)) = lines.next_line()? {
         let id = text.trim().parse::<usize>().map_err(|_| {
-            parse_error(
+            DataError::parse(
                 &ids_path,
                 line,
                 format!("expected a document position (a non-negative integer), found `{text}`"),
@@ -112,7 +118,7 @@ pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus,
     let mut builder = Builder::new();
     parse_ldac(&documents_path, Some((&words, &vocabulary_path)), fixed, &mut builder)?;
     let mismatch = |path: &Path, what: &str, found: usize, key: &str, expected: usize| {
-        invalid(path, format!("has {found} {what}, but {SUMMARY} says {key}={expected}"))
+        DataError::invalid(path, format!("has {found} {what}, but {SUMMARY} says {key}={expected}"))
     };
     if words.len() != summary.vocabulary {
         return Err(mismatch(&vocabulary_path, "words", words.len(), "vocabulary", summary.vocabulary));
@@ -158,20 +164,22 @@ impl Summary {
                 continue;
             }
             let Some((key, value)) = text.split_once('=') else {
-                return Err(parse_error(path, line, format!("expected `key=value`, found `{text}`")));
+                return Err(DataError::parse(path, line, format!("expected `key=value`, found `{text}`")));
             };
             // The first occurrence counts: a caller's description comes after the counts.
             if let Some(k) = KEYS.iter().position(|&k| k == key.trim())
                 && values[k].is_none()
             {
                 let parsed = value.trim().parse().map_err(|_| {
-                    parse_error(path, line, format!("`{}` is not a non-negative integer", value.trim()))
+                    DataError::parse(path, line, format!("`{}` is not a non-negative integer", value.trim()))
                 })?;
                 values[k] = Some(parsed);
             }
         }
         let [documents, tokens, vocabulary, skipped_empty, dropped_unknown] = values;
-        let require = |value: Option<usize>, key: &str| value.ok_or_else(|| invalid(path, format!("no `{key}=` line")));
+        let require = |value: Option<usize>, key: &str| {
+            value.ok_or_else(|| DataError::invalid(path, format!("no `{key}=` line")))
+        };
         Ok(Summary {
             documents: require(documents, "documents")?,
             tokens: require(tokens, "tokens")?,

@@ -6,7 +6,7 @@ use strads_data::DataError;
 
 use crate::build::TextCollector;
 use crate::corpus::Corpus;
-use crate::lines::{LineReader, io_error, parse_error, utf8};
+use crate::lines::{LineReader, utf8};
 
 /// Every line is a document, blank ones included (they are empty, so skipped and counted).
 pub(crate) fn read_lines(path: &Path, mut collector: TextCollector) -> Result<Corpus, DataError> {
@@ -20,21 +20,21 @@ pub(crate) fn read_lines(path: &Path, mut collector: TextCollector) -> Result<Co
 /// Every regular file directly in `dir`, by file name, hidden ones (`.name`) left out.
 pub(crate) fn read_folder(dir: &Path, mut collector: TextCollector) -> Result<Corpus, DataError> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| io_error(dir, e))? {
-        let entry = entry.map_err(|e| io_error(dir, e))?;
+    for entry in std::fs::read_dir(dir).map_err(|e| DataError::io(dir, e))? {
+        let entry = entry.map_err(|e| DataError::io(dir, e))?;
         let name = entry.file_name();
         if name.as_encoded_bytes().starts_with(b".") {
             continue;
         }
         let path = entry.path();
         // Follows symbolic links: a link to a regular file is a document.
-        if std::fs::metadata(&path).map_err(|e| io_error(&path, e))?.is_file() {
+        if std::fs::metadata(&path).map_err(|e| DataError::io(&path, e))?.is_file() {
             files.push((name, path));
         }
     }
     files.sort_unstable();
     for (_, path) in &files {
-        let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
         collector.add(utf8(path, &bytes)?);
     }
     collector.finish(dir)
@@ -49,12 +49,12 @@ pub(crate) fn read_tsv(
 ) -> Result<Corpus, DataError> {
     let mut lines = LineReader::open(path)?;
     let Some((_, header)) = lines.next_line()? else {
-        return Err(parse_error(path, 1, "empty file: expected a header line naming the columns"));
+        return Err(DataError::parse(path, 1, "empty file: expected a header line naming the columns"));
     };
     let names: Vec<&str> = header.split('\t').map(str::trim).collect();
     let exact = names.iter().position(|&name| name == column);
     let Some(index) = exact.or_else(|| names.iter().position(|name| name.eq_ignore_ascii_case(column))) else {
-        return Err(parse_error(
+        return Err(DataError::parse(
             path,
             1,
             format!("no column named `{column}` in the header (columns: {})", names.join(", ")),
@@ -72,7 +72,7 @@ pub(crate) fn read_tsv(
         }
         let Some(field) = text.split('\t').nth(index) else {
             let fields = text.split('\t').count();
-            return Err(parse_error(
+            return Err(DataError::parse(
                 path,
                 line,
                 format!("the row has {fields} fields, but column `{column}` is field {}", index + 1),

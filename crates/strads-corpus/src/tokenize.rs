@@ -6,7 +6,7 @@ use regex::Regex;
 use rustc_hash::FxHashSet;
 use strads_data::DataError;
 
-use crate::lines::{LineReader, invalid};
+use crate::lines::LineReader;
 use crate::stop_words::ENGLISH_STOP_WORDS;
 
 /// How plain text becomes tokens, and which words are kept.
@@ -70,7 +70,7 @@ pub(crate) struct Tokenizer {
 impl Tokenizer {
     /// Compiles the options; errors name `input`, the file being tokenized, or the stop-word file.
     pub(crate) fn new(options: &TokenizerOptions, input: &Path) -> Result<Self, DataError> {
-        let pattern = options.compile().map_err(|message| invalid(input, message))?;
+        let pattern = options.compile().map_err(|message| DataError::invalid(input, message))?;
         let mut stop_words = FxHashSet::default();
         if options.english_stop_words {
             stop_words.extend(ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_owned()));

@@ -35,15 +35,18 @@ pub enum DataError {
 }
 
 impl DataError {
-    pub(crate) fn parse(path: &std::path::Path, line: usize, message: impl Into<String>) -> Self {
+    /// A content error at `line` (1-based) of `path`.
+    pub fn parse(path: &std::path::Path, line: usize, message: impl Into<String>) -> Self {
         DataError::Parse { path: path.to_path_buf(), line, message: message.into() }
     }
 
-    pub(crate) fn invalid(path: &std::path::Path, message: impl Into<String>) -> Self {
+    /// A problem with `path` as a whole.
+    pub fn invalid(path: &std::path::Path, message: impl Into<String>) -> Self {
         DataError::Invalid { path: path.to_path_buf(), message: message.into() }
     }
 
-    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+    /// `path` could not be read or written.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Self {
         DataError::Io { path: path.to_path_buf(), error: source }
     }
 }
