@@ -21,6 +21,6 @@ pub use delimited::{Header, LabelColumn, read_csv};
 pub use error::DataError;
 pub use features::{Columns, DenseRows, Features, SparseColumns, SparseRows};
 pub use libsvm::{IndexBase, parse_libsvm, read_libsvm, write_libsvm};
-pub use matrix_market::{read_matrix_market, read_vector};
+pub use matrix_market::{Coordinates, Triplet, read_coordinates, read_matrix_market, read_vector};
 pub use output::{write_atomic, write_string_atomic};
 pub use source::RowSource;

@@ -110,7 +110,28 @@ fn text_of<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, DataError> {
     })
 }
 
+/// What the size line announced, checked against what the file can hold.
+enum Parsed {
+    Coordinate { rows: usize, cols: usize, entries: usize },
+    Array { rows: usize, cols: usize },
+}
+
 fn parse_matrix_market(path: &Path, bytes: &[u8]) -> Result<Features, DataError> {
+    match parse_header_and_size(path, bytes)? {
+        (Parsed::Coordinate { rows, cols, entries }, header, mut lines) => {
+            read_coordinate(&mut lines, &header, rows, cols, entries)
+        }
+        (Parsed::Array { rows, cols }, header, mut lines) => {
+            if header.symmetry != Symmetry::General {
+                return Err(DataError::parse(path, 1, "only general array matrices are supported"));
+            }
+            read_array(&mut lines, rows, cols)
+        }
+    }
+}
+
+/// The banner and the size line, and the lines after them.
+fn parse_header_and_size<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<(Parsed, Header, Lines<'a>), DataError> {
     let text = text_of(path, bytes)?;
     let banner = text.lines().next().ok_or_else(|| DataError::invalid(path, "empty file"))?;
     let header = parse_banner(path, banner)?;
@@ -120,7 +141,7 @@ fn parse_matrix_market(path: &Path, bytes: &[u8]) -> Result<Features, DataError>
     let parts: Vec<&str> = size.split_whitespace().collect();
     // Every value needs at least two bytes ("0\n"); a header claiming more cannot be honest.
     let capacity = bytes.len() as u64 / 2 + 1;
-    match header.layout {
+    let parsed = match header.layout {
         Layout::Coordinate => {
             if parts.len() != 3 {
                 return Err(DataError::parse(path, size_line, "the size line must be 'rows cols entries'"));
@@ -159,7 +180,7 @@ fn parse_matrix_market(path: &Path, bytes: &[u8]) -> Result<Features, DataError>
                     ),
                 ));
             }
-            read_coordinate(&mut lines, &header, rows as usize, cols as usize, entries as usize)
+            Parsed::Coordinate { rows: rows as usize, cols: cols as usize, entries: entries as usize }
         }
         Layout::Array => {
             if parts.len() != 2 {
@@ -175,23 +196,62 @@ fn parse_matrix_market(path: &Path, bytes: &[u8]) -> Result<Features, DataError>
                     format!("the header claims {rows} x {cols} = {values} values, more than this file can hold"),
                 ));
             }
-            if header.symmetry != Symmetry::General {
-                return Err(DataError::parse(path, 1, "only general array matrices are supported"));
-            }
-            read_array(&mut lines, rows as usize, cols as usize)
+            Parsed::Array { rows: rows as usize, cols: cols as usize }
+        }
+    };
+    Ok((parsed, header, lines))
+}
+
+/// One entry of a coordinate file: 0-based row and column, value, and the line it was read from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triplet {
+    /// Row, from 0.
+    pub row: u32,
+    /// Column, from 0.
+    pub col: u32,
+    /// The value (1 for a `pattern` file).
+    pub value: f64,
+    /// The line of the file, from 1.
+    pub line: usize,
+}
+
+/// The entries of a MatrixMarket `coordinate` file, in file order, as the header declared them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coordinates {
+    /// Rows the header declares.
+    pub rows: usize,
+    /// Columns the header declares.
+    pub cols: usize,
+    /// Whether the file is `pattern` (no values).
+    pub pattern: bool,
+    /// The entries (a symmetric file's mirrored entries included), not checked for repeats.
+    pub triplets: Vec<Triplet>,
+}
+
+/// Reads the entries of a MatrixMarket `coordinate` file without assembling a matrix, so the caller
+/// decides what a repeated entry means. Sizes, indices, values and the entry count are checked.
+pub fn read_coordinates(path: &Path) -> Result<Coordinates, DataError> {
+    let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+    match parse_header_and_size(path, &bytes)? {
+        (Parsed::Coordinate { rows, cols, entries }, header, mut lines) => {
+            let triplets = read_triplets(&mut lines, &header, rows, cols, entries)?;
+            Ok(Coordinates { rows, cols, pattern: header.field == Field::Pattern, triplets })
+        }
+        (Parsed::Array { .. }, _, _) => {
+            Err(DataError::parse(path, 1, "an array (dense) file: a coordinate file is needed here"))
         }
     }
 }
 
-fn read_coordinate(
+fn read_triplets(
     lines: &mut Lines<'_>,
     header: &Header,
     rows: usize,
     cols: usize,
     entries: usize,
-) -> Result<Features, DataError> {
+) -> Result<Vec<Triplet>, DataError> {
     let path = lines.path;
-    let mut triplets: Vec<(u32, u32, f64, usize)> = Vec::with_capacity(entries);
+    let mut triplets: Vec<Triplet> = Vec::with_capacity(entries);
     let mut seen = 0usize;
     while let Some((line, text)) = lines.next_content() {
         seen += 1;
@@ -209,8 +269,8 @@ fn read_coordinate(
             }
             Ok((value - 1) as u32)
         };
-        let i = index("row", rows)?;
-        let j = index("column", cols)?;
+        let row = index("row", rows)?;
+        let col = index("column", cols)?;
         let value = match header.field {
             Field::Pattern => 1.0,
             Field::Real => parse_value(path, line, parts.next())?,
@@ -218,28 +278,46 @@ fn read_coordinate(
         if parts.next().is_some() {
             return Err(DataError::parse(path, line, "extra tokens after the entry"));
         }
-        triplets.push((i, j, value, line));
+        triplets.push(Triplet { row, col, value, line });
         match header.symmetry {
             Symmetry::General => {}
-            Symmetry::Symmetric if i != j => triplets.push((j, i, value, line)),
-            Symmetry::SkewSymmetric if i != j => triplets.push((j, i, -value, line)),
+            Symmetry::Symmetric if row != col => triplets.push(Triplet { row: col, col: row, value, line }),
+            Symmetry::SkewSymmetric if row != col => {
+                triplets.push(Triplet { row: col, col: row, value: -value, line });
+            }
             _ => {}
         }
     }
     if seen < entries {
         return Err(DataError::invalid(path, format!("the header declares {entries} entries but the file has {seen}")));
     }
-    triplets.sort_unstable_by_key(|&(i, j, _, _)| (i, j));
-    if let Some(w) = triplets.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
-        return Err(DataError::parse(path, w[1].3, format!("entry ({}, {}) appears twice", w[1].0 + 1, w[1].1 + 1)));
+    Ok(triplets)
+}
+
+fn read_coordinate(
+    lines: &mut Lines<'_>,
+    header: &Header,
+    rows: usize,
+    cols: usize,
+    entries: usize,
+) -> Result<Features, DataError> {
+    let path = lines.path;
+    let mut triplets = read_triplets(lines, header, rows, cols, entries)?;
+    triplets.sort_unstable_by_key(|t| (t.row, t.col));
+    if let Some(w) = triplets.windows(2).find(|w| (w[0].row, w[0].col) == (w[1].row, w[1].col)) {
+        return Err(DataError::parse(
+            path,
+            w[1].line,
+            format!("entry ({}, {}) appears twice", w[1].row + 1, w[1].col + 1),
+        ));
     }
     let mut indptr = vec![0usize; rows + 1];
     let mut indices = Vec::with_capacity(triplets.len());
     let mut data = Vec::with_capacity(triplets.len());
-    for &(i, j, value, _) in &triplets {
-        indptr[i as usize + 1] += 1;
-        indices.push(j);
-        data.push(value);
+    for t in &triplets {
+        indptr[t.row as usize + 1] += 1;
+        indices.push(t.col);
+        data.push(t.value);
     }
     for r in 0..rows {
         indptr[r + 1] += indptr[r];

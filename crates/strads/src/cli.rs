@@ -20,6 +20,8 @@ pub enum Command {
     Lasso(Box<LassoArgs>),
     /// Train an LDA topic model by model-parallel collapsed Gibbs sampling (or prepare a corpus, or infer).
     Lda(Box<LdaArgs>),
+    /// Factorize a rating matrix by scheduled coordinate descent (or predict, or recommend).
+    Mf(Box<MfArgs>),
     /// Write a synthetic problem with a known answer.
     #[command(subcommand)]
     Gen(GenCommand),
@@ -34,6 +36,8 @@ pub enum GenCommand {
     Lasso(GenLassoArgs),
     /// A corpus drawn from a known LDA model, as a prepared corpus with its true topics.
     Lda(GenLdaArgs),
+    /// Ratings from a known low-rank matrix plus noise, sampled sparsely.
+    Mf(GenMfArgs),
 }
 
 /// Input data options shared by the training commands.
@@ -522,4 +526,188 @@ pub enum SyncArg {
     Subround,
     /// After every iteration.
     Iteration,
+}
+
+/// `strads mf`: train, or predict or recommend with a trained model.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct MfArgs {
+    /// Predict or recommend instead of training.
+    #[command(subcommand)]
+    pub action: Option<MfAction>,
+    /// Training options.
+    #[command(flatten)]
+    pub train: Option<MfTrainArgs>,
+}
+
+/// `strads mf predict` and `strads mf recommend`.
+#[derive(Debug, Subcommand)]
+pub enum MfAction {
+    /// Predicted ratings of (user, item) pairs.
+    Predict(MfPredictArgs),
+    /// The top-N items of one user.
+    Recommend(MfRecommendArgs),
+}
+
+/// Training flags.
+#[derive(Debug, Args)]
+pub struct MfTrainArgs {
+    /// Training ratings: MatrixMarket coordinate, or `user,item,rating[,timestamp]` lines (tab, comma,
+    /// semicolon or space separated; an optional header, typed headers such as `user_id:token` included).
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// Test ratings, same formats.
+    #[arg(long, value_name = "PATH", conflicts_with = "test_fraction")]
+    pub test: Option<PathBuf>,
+    /// Hold out this fraction of --data as the test set (a seeded shuffle of the ratings).
+    #[arg(long, value_name = "F")]
+    pub test_fraction: Option<f64>,
+    /// The layout of the rating files.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: RatingsFormatArg,
+    /// A (user, item) pair rated twice in one file: an error, the later rating, or the mean.
+    #[arg(long, value_enum, default_value = "error")]
+    pub duplicates: DuplicatesArg,
+    /// Update rule of a half-iteration.
+    #[arg(long, value_enum, default_value = "ccdpp")]
+    pub algorithm: AlgorithmArg,
+    /// Rank K of W and H.
+    #[arg(long, short = 'k', value_name = "K", default_value_t = 10)]
+    pub rank: usize,
+    /// L2 weight lambda.
+    #[arg(long, value_name = "L", default_value_t = 0.1, allow_negative_numbers = true)]
+    pub lambda: f64,
+    /// Scale lambda by each row's number of ratings (as Spark's ALS and LIBMF do).
+    #[arg(long)]
+    pub weighted_lambda: bool,
+    /// Offsets added to w_i . h_j: none, the global mean, or the global mean plus user and item biases.
+    #[arg(long, value_enum, default_value = "none")]
+    pub bias: BiasArg,
+    /// Outer iterations (a W half-step and an H half-step each).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub iterations: usize,
+    /// CCD++: u/v alternations per rank-one factor; CCD: sweeps over a row's coordinates; ALS: unused
+    /// [default: 3 for ccdpp, 1 for ccd].
+    #[arg(long, value_name = "T")]
+    pub inner_iterations: Option<usize>,
+    /// Seed of the initial factors and of --test-fraction's split.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Initial factor entries are uniform in [0, S).
+    #[arg(long, value_name = "S", default_value_t = 0.1)]
+    pub init_scale: f64,
+    /// Iterations between evaluations (objective, RMSE), and at the last.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub eval_every: usize,
+    /// Worker threads.
+    #[arg(long, value_name = "P", default_value_t = 1)]
+    pub workers: usize,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print nothing (no progress, no final line).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `strads mf predict`.
+#[derive(Debug, Args)]
+pub struct MfPredictArgs {
+    /// A trained model's folder (the --out of `strads mf`).
+    #[arg(long, value_name = "DIR")]
+    pub model: PathBuf,
+    /// Pairs: `user,item[,rating]` lines (separators and headers as for training data).
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// Write the predictions (CSV `user,item,prediction`) here instead of the standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// `strads mf recommend`.
+#[derive(Debug, Args)]
+pub struct MfRecommendArgs {
+    /// A trained model's folder.
+    #[arg(long, value_name = "DIR")]
+    pub model: PathBuf,
+    /// The user's id, as in the training data.
+    #[arg(long, value_name = "ID")]
+    pub user: String,
+    /// How many items.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Leave out the items the user rated in training.
+    #[arg(long)]
+    pub exclude_rated: bool,
+}
+
+/// `strads gen mf`.
+#[derive(Debug, Args)]
+pub struct GenMfArgs {
+    /// The folder to write: ratings.tsv (all), train.tsv and test.tsv (an 80/20 split), the true
+    /// factors, and truth.json.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Users.
+    #[arg(long, default_value_t = 1000)]
+    pub users: usize,
+    /// Items.
+    #[arg(long, default_value_t = 500)]
+    pub items: usize,
+    /// Rank of the true matrix.
+    #[arg(long, default_value_t = 5)]
+    pub rank: usize,
+    /// Probability that a pair is observed.
+    #[arg(long, default_value_t = 0.05)]
+    pub density: f64,
+    /// Standard deviation of the Gaussian noise.
+    #[arg(long, default_value_t = 0.1)]
+    pub noise: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// MF update rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AlgorithmArg {
+    /// CCD++: one rank-one factor at a time over all rows.
+    Ccdpp,
+    /// Row-wise coordinate descent: all K coordinates of one row, then the next.
+    Ccd,
+    /// Alternating least squares (each row solved exactly).
+    Als,
+}
+
+/// MF prediction offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BiasArg {
+    /// w_i . h_j.
+    None,
+    /// mu + w_i . h_j (mu: the mean training rating).
+    Global,
+    /// mu + b_i + c_j + w_i . h_j.
+    Full,
+}
+
+/// Rating-file layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RatingsFormatArg {
+    /// MatrixMarket by banner or extension (.mtx, .mm), else delimited.
+    Auto,
+    /// MatrixMarket coordinate (rows are users, columns items).
+    Mm,
+    /// Delimited lines.
+    Delimited,
+}
+
+/// What a repeated (user, item) pair does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DuplicatesArg {
+    /// Refuse the file.
+    Error,
+    /// Keep the later rating.
+    Last,
+    /// Keep the mean.
+    Mean,
 }

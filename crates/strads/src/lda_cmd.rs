@@ -255,7 +255,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failur
 }
 
 /// Writes a `rows x cols` array as a NumPy `.npy` file, atomically.
-fn write_npy<T: npyz::AutoSerialize + Copy>(
+pub(crate) fn write_npy<T: npyz::AutoSerialize + Copy>(
     path: &Path,
     rows: usize,
     cols: usize,
@@ -365,7 +365,7 @@ fn write_model(
 }
 
 /// A record as pretty JSON with a final newline.
-fn to_json(value: &impl Serialize) -> Result<String, Failure> {
+pub(crate) fn to_json(value: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| Failure::Run(e.into()))
 }
 

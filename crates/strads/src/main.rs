@@ -10,13 +10,14 @@ mod failure;
 mod gen_cmd;
 mod lasso_cmd;
 mod lda_cmd;
+mod mf_cmd;
 mod progress;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, GenCommand, LdaAction};
+use crate::cli::{Cli, Command, GenCommand, LdaAction, MfAction};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -28,6 +29,13 @@ fn main() -> ExitCode {
             (None, Some(corpus), Some(train)) => lda_cmd::train(corpus, train),
             _ => Err(failure::Failure::input("strads lda needs --data and --out (see strads lda --help)")),
         },
+        Command::Mf(args) => match (&args.action, &args.train) {
+            (Some(MfAction::Predict(predict)), _) => mf_cmd::predict(predict),
+            (Some(MfAction::Recommend(recommend)), _) => mf_cmd::recommend(recommend),
+            (None, Some(train)) => mf_cmd::train(train),
+            _ => Err(failure::Failure::input("strads mf needs --data and --out (see strads mf --help)")),
+        },
+        Command::Gen(GenCommand::Mf(args)) => mf_cmd::generate(&args),
         Command::Gen(GenCommand::Lasso(args)) => gen_cmd::lasso(&args),
         Command::Gen(GenCommand::Lda(args)) => lda_cmd::generate(&args),
         Command::Demo(args) => demo::run(&args),

@@ -1,0 +1,154 @@
+//! Training a factorization on any launcher: checks the ratings, partitions users and items, runs the plan.
+
+use strads_core::{Launcher, RunOptions, balanced_ranges};
+
+use crate::MfError;
+use crate::params::{Bias, CheckedParams};
+use crate::plan::{Factors, MfAggregator, MfScheduler, TracePoint};
+use crate::program::{Mf, Shard, ShardData};
+use crate::ratings::Rating;
+
+/// A trained factorization and how it was reached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MfFit {
+    /// `W` (`users x D`) and `H` (`items x D`); `D = K`, or `K + 2` with biases (see [`MfFit::user_bias`]).
+    pub factors: Factors,
+    /// `K`.
+    pub rank: usize,
+    /// Entries per row.
+    pub stride: usize,
+    /// The prediction's offset `mu` (the mean training rating with a global or full bias, else 0).
+    pub mu: f64,
+    /// The mean training rating: the prediction for a cold pair when the model has no offset.
+    pub train_mean: f64,
+    /// Training ratings per user, per item (0 for those seen only in the test set).
+    pub user_counts: Vec<u32>,
+    /// Training ratings per item.
+    pub item_counts: Vec<u32>,
+    /// Test pairs whose user or item has no training rating.
+    pub test_cold_pairs: usize,
+    /// Outer iterations run.
+    pub iterations: u64,
+    /// Seconds of training (evaluations excluded).
+    pub seconds: f64,
+    /// The evaluations, the first of the initial model.
+    pub trace: Vec<TracePoint>,
+}
+
+impl MfFit {
+    /// Row `u` of `W` (its `K` factors).
+    pub fn user_factors(&self, u: usize) -> &[f64] {
+        &self.factors.w[u * self.stride..u * self.stride + self.rank]
+    }
+
+    /// Row `i` of `H`.
+    pub fn item_factors(&self, i: usize) -> &[f64] {
+        &self.factors.h[i * self.stride..i * self.stride + self.rank]
+    }
+
+    /// The bias of user `u` (0 without biases).
+    pub fn user_bias(&self, u: usize) -> f64 {
+        if self.stride > self.rank { self.factors.w[u * self.stride + self.rank] } else { 0.0 }
+    }
+
+    /// The bias of item `i`.
+    pub fn item_bias(&self, i: usize) -> f64 {
+        if self.stride > self.rank { self.factors.h[i * self.stride + self.rank + 1] } else { 0.0 }
+    }
+
+    /// The last evaluation.
+    pub fn last(&self) -> Option<&TracePoint> {
+        self.trace.last()
+    }
+}
+
+/// Trains on `launcher`'s workers. Users and items are dense indices below `users` and `items`
+/// (those of `test` included); `observer` sees every evaluation. Returns the model on the leading
+/// process and `None` on the others.
+pub fn fit<L: Launcher>(
+    train: &[Rating],
+    test: &[Rating],
+    users: usize,
+    items: usize,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+) -> Result<Option<MfFit>, MfError> {
+    let workers = launcher.workers();
+    if workers != params.workers {
+        return Err(MfError::Params(format!(
+            "parameters were checked for {} workers, the launcher has {workers}",
+            params.workers
+        )));
+    }
+    if train.is_empty() {
+        return Err(MfError::Data("no training ratings".into()));
+    }
+    for (name, set) in [("training", train), ("test", test)] {
+        if let Some(r) = set.iter().find(|r| r.user as usize >= users || r.item as usize >= items) {
+            return Err(MfError::Data(format!(
+                "a {name} rating of user {} and item {} is outside {users} users x {items} items",
+                r.user, r.item
+            )));
+        }
+        if let Some(r) = set.iter().find(|r| !r.value.is_finite()) {
+            return Err(MfError::Data(format!("a {name} rating is not finite: {}", r.value)));
+        }
+    }
+    let mut user_counts = vec![0u32; users];
+    let mut item_counts = vec![0u32; items];
+    for r in train {
+        user_counts[r.user as usize] += 1;
+        item_counts[r.item as usize] += 1;
+    }
+    let train_mean = train.iter().map(|r| r.value).sum::<f64>() / train.len() as f64;
+    let mu = if params.bias == Bias::None { 0.0 } else { train_mean };
+    let cold = |r: &Rating| user_counts[r.user as usize] == 0 || item_counts[r.item as usize] == 0;
+    let test_cold_pairs = test.iter().filter(|r| cold(r)).count();
+    let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
+    let user_ranges = balanced_ranges(&weights(&user_counts), workers);
+    let item_ranges = balanced_ranges(&weights(&item_counts), workers);
+    let outcome = launcher.run::<Mf, _, _, _>(
+        RunOptions { pipeline_depth: 0 },
+        |p| {
+            let (us, is) = (user_ranges[p].clone(), item_ranges[p].clone());
+            let triplet = |r: &Rating| (r.user, r.item, r.value);
+            let data = ShardData {
+                user_ratings: train.iter().filter(|r| us.contains(&(r.user as usize))).map(triplet).collect(),
+                item_ratings: train.iter().filter(|r| is.contains(&(r.item as usize))).map(triplet).collect(),
+                test: test
+                    .iter()
+                    .filter(|r| us.contains(&(r.user as usize)))
+                    .map(|r| (r.user, r.item, r.value, cold(r)))
+                    .collect(),
+                user_counts: user_counts[us.clone()].to_vec(),
+                item_counts: item_counts[is.clone()].to_vec(),
+                users: us,
+                items: is,
+                all_users: users,
+                all_items: items,
+            };
+            Ok(Shard::new(params, data, mu, train_mean))
+        },
+        || (MfScheduler::new(params.clone(), !test.is_empty(), observer), MfAggregator::default()),
+    )?;
+    let Some((scheduler, aggregator)) = outcome else { return Ok(None) };
+    let trace = scheduler.trace().to_vec();
+    let iterations = scheduler.iterations();
+    let seconds = scheduler.training_seconds();
+    let factors =
+        aggregator.into_factors().ok_or_else(|| MfError::Data("the run ended before the model was gathered".into()))?;
+    Ok(Some(MfFit {
+        factors,
+        rank: params.rank,
+        stride: params.stride(),
+        mu,
+        train_mean,
+        user_counts,
+        item_counts,
+        test_cold_pairs,
+        iterations,
+        seconds,
+        trace,
+    }))
+}

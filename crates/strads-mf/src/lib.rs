@@ -1,0 +1,26 @@
+//! Matrix factorization of explicit ratings by scheduled coordinate descent, model parallel.
+//!
+//! Users and items are split into contiguous blocks, one of each per worker; a worker owns the
+//! rows of `W` and `H` of its blocks and the ratings of both, with their residuals. A half-step
+//! updates every worker's `W` rows with `H` fixed, the next every worker's `H` rows with `W` fixed,
+//! on the static engine: CCD++ (one rank-one factor at a time), row-wise CCD (STRADS's MF) and
+//! ALS (the baseline of the paper) share the layout.
+
+mod error;
+mod fit;
+pub mod generate;
+mod model;
+mod params;
+mod plan;
+mod program;
+pub mod ratings;
+pub mod reference;
+
+pub use error::MfError;
+pub use fit::{MfFit, fit};
+pub use model::Model;
+pub use params::{Algorithm, Bias, CheckedParams, MfParams};
+pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};
+pub use program::{
+    Commit, Evaluation, Mf, Partial, Shard, ShardData, Side, Task, cholesky_solve, free_slots, initial_row,
+};

@@ -1,0 +1,243 @@
+//! The static plan of an MF run (which half-steps, in which order, when to evaluate) and the
+//! aggregator that assembles each half-step's rows into the vector or factor every worker receives.
+
+use std::time::{Duration, Instant};
+
+use strads_core::{Aggregator, Assignment, Decision, Plan, Pulled, Round, Scheduler, Slot};
+
+use crate::params::{Algorithm, Bias, CheckedParams};
+use crate::program::{Commit, Evaluation, Mf, Partial, Side, Task};
+
+/// One evaluation of the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TracePoint {
+    /// Outer iterations completed.
+    pub iteration: u64,
+    /// Half-steps completed (CCD++ counts every `u` and `v` solve).
+    pub half_steps: u64,
+    /// Seconds of training so far (evaluations excluded).
+    pub seconds: f64,
+    /// `sum R^2 + regularization`.
+    pub objective: f64,
+    /// Root mean squared training error.
+    pub train_rmse: f64,
+    /// Root mean squared test error, with a test set.
+    pub test_rmse: Option<f64>,
+}
+
+/// The rounds of one outer iteration.
+pub fn iteration_tasks(params: &CheckedParams) -> Vec<Task> {
+    match params.algorithm {
+        Algorithm::Ccd | Algorithm::Als => vec![Task::Rows(Side::W), Task::Rows(Side::H)],
+        Algorithm::Ccdpp => {
+            let k = params.rank;
+            let mut tasks = Vec::new();
+            if params.bias == Bias::Full {
+                tasks.extend([Task::Begin(k), Task::Solve { t: k, side: Side::W, finish: true }]);
+                tasks.extend([Task::Begin(k + 1), Task::Solve { t: k + 1, side: Side::H, finish: true }]);
+            }
+            for t in 0..k {
+                tasks.push(Task::Begin(t));
+                for s in 0..params.inner_iterations {
+                    tasks.push(Task::Solve { t, side: Side::W, finish: false });
+                    let finish = s + 1 == params.inner_iterations;
+                    tasks.push(Task::Solve { t, side: Side::H, finish });
+                }
+            }
+            tasks
+        }
+    }
+}
+
+/// The scheduler: the iterations' rounds in order, an evaluation where asked, a gather at the end.
+pub struct MfScheduler<'o> {
+    params: CheckedParams,
+    tasks: Vec<Task>,
+    has_test: bool,
+    iteration: u64,
+    next_task: usize,
+    half_steps: u64,
+    evaluated_at: Option<(u64, u64)>,
+    gathered: bool,
+    started: Option<Instant>,
+    training: Duration,
+    trace: Vec<TracePoint>,
+    observer: &'o mut dyn FnMut(&TracePoint),
+}
+
+impl<'o> MfScheduler<'o> {
+    /// A scheduler for `params`; `observer` sees every evaluation.
+    pub fn new(params: CheckedParams, has_test: bool, observer: &'o mut dyn FnMut(&TracePoint)) -> Self {
+        MfScheduler {
+            tasks: iteration_tasks(&params),
+            params,
+            has_test,
+            iteration: 0,
+            next_task: 0,
+            half_steps: 0,
+            evaluated_at: None,
+            gathered: false,
+            started: None,
+            training: Duration::ZERO,
+            trace: Vec::new(),
+            observer,
+        }
+    }
+
+    /// The evaluations, the first one of the initial model.
+    pub fn trace(&self) -> &[TracePoint] {
+        &self.trace
+    }
+
+    /// Seconds of training (evaluations excluded).
+    pub fn training_seconds(&self) -> f64 {
+        self.training.as_secs_f64()
+    }
+
+    /// Outer iterations completed.
+    pub fn iterations(&self) -> u64 {
+        self.iteration
+    }
+
+    fn wants_evaluation(&self) -> bool {
+        if self.evaluated_at == Some((self.iteration, self.half_steps)) {
+            return false;
+        }
+        let end_of_iteration = self.next_task == 0;
+        let last = self.iteration as usize == self.params.iterations;
+        let periodic = (self.iteration as usize).is_multiple_of(self.params.eval_every);
+        if end_of_iteration && (self.iteration == 0 || last || periodic) {
+            return true;
+        }
+        let previous = self.tasks[(self.next_task + self.tasks.len() - 1) % self.tasks.len()];
+        self.params.trace_half_steps && self.half_steps > 0 && matches!(previous, Task::Rows(_) | Task::Solve { .. })
+    }
+}
+
+impl Scheduler<Mf> for MfScheduler<'_> {
+    fn schedule(&mut self, _slot: Slot) -> Decision<Task> {
+        if self.wants_evaluation() {
+            self.evaluated_at = Some((self.iteration, self.half_steps));
+            return Decision::Run(Plan::all(Task::Evaluate));
+        }
+        if self.iteration as usize == self.params.iterations {
+            if self.gathered {
+                return Decision::Stop;
+            }
+            self.gathered = true;
+            return Decision::Run(Plan::all(Task::Gather));
+        }
+        let task = self.tasks[self.next_task];
+        self.next_task += 1;
+        if matches!(task, Task::Rows(_) | Task::Solve { .. }) {
+            self.half_steps += 1;
+        }
+        if self.next_task == self.tasks.len() {
+            self.next_task = 0;
+            self.iteration += 1;
+        }
+        self.started = Some(Instant::now());
+        Decision::Run(Plan::all(task))
+    }
+
+    fn feedback(&mut self, _round: Round, feedback: Option<Evaluation>) {
+        if let Some(started) = self.started.take() {
+            self.training += started.elapsed();
+        }
+        if let Some(e) = feedback {
+            let point = TracePoint {
+                iteration: self.iteration,
+                half_steps: self.half_steps,
+                seconds: self.training.as_secs_f64(),
+                objective: e.squared_error + e.regularization,
+                train_rmse: (e.squared_error / e.ratings.max(1) as f64).sqrt(),
+                test_rmse: (self.has_test && e.test_ratings > 0)
+                    .then(|| (e.test_squared_error / e.test_ratings as f64).sqrt()),
+            };
+            (self.observer)(&point);
+            self.trace.push(point);
+        }
+    }
+}
+
+/// The gathered model: `W` (`users x D`) and `H` (`items x D`), row-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Factors {
+    /// User rows.
+    pub w: Vec<f64>,
+    /// Item rows.
+    pub h: Vec<f64>,
+}
+
+/// The aggregator: concatenates the workers' rows (they own contiguous ranges, in worker order).
+#[derive(Default)]
+pub struct MfAggregator {
+    gathered: Option<Factors>,
+}
+
+impl MfAggregator {
+    /// The model gathered at the end of the run.
+    pub fn into_factors(self) -> Option<Factors> {
+        self.gathered
+    }
+}
+
+fn concat(partials: Vec<Partial>) -> Vec<f64> {
+    let mut out = Vec::new();
+    for partial in partials {
+        if let Partial::Values(values) = partial {
+            out.extend(values);
+        }
+    }
+    out
+}
+
+impl Aggregator<Mf> for MfAggregator {
+    fn pull(
+        &mut self,
+        _round: Round,
+        tasks: &Assignment<Task>,
+        partials: Vec<Partial>,
+    ) -> Pulled<Commit, Option<Evaluation>> {
+        let Some(&task) = tasks.for_worker(0) else { return Pulled { commit: None, feedback: None } };
+        let commit = match task {
+            Task::Rows(side) => Some(Commit::Factor(side, concat(partials))),
+            Task::Solve { side, finish, .. } => Some(Commit::Vector { side, values: concat(partials), finish }),
+            Task::Begin(t) => {
+                let (mut u, mut v) = (Vec::new(), Vec::new());
+                for partial in partials {
+                    if let Partial::Pair(a, b) = partial {
+                        u.extend(a);
+                        v.extend(b);
+                    }
+                }
+                Some(Commit::Begin { t, u, v })
+            }
+            Task::Evaluate => {
+                let mut total = Evaluation::default();
+                for partial in partials {
+                    if let Partial::Evaluation(e) = partial {
+                        total.squared_error += e.squared_error;
+                        total.regularization += e.regularization;
+                        total.ratings += e.ratings;
+                        total.test_squared_error += e.test_squared_error;
+                        total.test_ratings += e.test_ratings;
+                    }
+                }
+                return Pulled { commit: None, feedback: Some(total) };
+            }
+            Task::Gather => {
+                let mut factors = Factors::default();
+                for partial in partials {
+                    if let Partial::Rows(w, h) = partial {
+                        factors.w.extend(w);
+                        factors.h.extend(h);
+                    }
+                }
+                self.gathered = Some(factors);
+                None
+            }
+        };
+        Pulled { commit: commit.map(Assignment::All), feedback: None }
+    }
+}

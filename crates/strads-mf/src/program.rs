@@ -1,0 +1,654 @@
+//! The MF program: its messages, and the worker that owns a block of W rows, a block of H rows and the
+//! ratings (with residuals) of both.
+//!
+//! Worker `p` owns users `U_p` and items `I_p` (contiguous index ranges balanced by ratings). It
+//! keeps the ratings of its users row by row and the ratings of its items column by column, each
+//! with its residual `R_ij = A_ij - mu - w~_i . h~_j`, so a `W` half-step and an `H` half-step both
+//! read only local ratings. Rows carry `D = K` entries, or `K + 2` with biases: the user bias sits
+//! in slot `K` of `w~_i` (slot `K` of `h~_j` is fixed at 1) and the item bias in slot `K + 1` of
+//! `h~_j` (slot `K + 1` of `w~_i` is fixed at 1), so biases are coordinates like any other.
+//!
+//! CCD++ keeps both residual copies exact by applying every rank-one change with the full `u`
+//! and `v` vectors of the current factor (the only model state replicated on every worker: one
+//! column of `W` and of `H`). Row-wise CCD and ALS need the whole other factor for a half-step,
+//! as STRADS's MF did: the aggregator broadcasts it and workers recompute the residuals of the
+//! copy that went stale.
+
+use std::ops::Range;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use strads_core::{Program, Round, Worker};
+
+use crate::params::{Algorithm, Bias, CheckedParams};
+
+/// The MF program's message types.
+pub struct Mf;
+
+impl Program for Mf {
+    type Task = Task;
+    type Partial = Partial;
+    type Commit = Commit;
+    type Feedback = Option<Evaluation>;
+    type Block = ();
+}
+
+/// Which factor a step updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Side {
+    /// User factors `W`.
+    W,
+    /// Item factors `H`.
+    H,
+}
+
+/// What every worker does in a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Task {
+    /// CCD or ALS: update every owned row of one factor with the other fixed.
+    Rows(Side),
+    /// CCD++: send the owned entries of column `t` of `W` and `H`; every worker then adds the rank-one
+    /// term `w_t h_t^T` back to its residuals.
+    Begin(usize),
+    /// CCD++: solve `u` (side W) or `v` (side H) of factor `t`; `finish` closes the factor.
+    Solve {
+        /// The factor.
+        t: usize,
+        /// Which vector.
+        side: Side,
+        /// Subtract `u v^T` from the residuals and store `u`, `v` as column `t` after this step.
+        finish: bool,
+    },
+    /// Report objective parts and squared test errors.
+    Evaluate,
+    /// Send the owned rows of `W` and `H`.
+    Gather,
+}
+
+/// What a worker sends back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Partial {
+    /// Values for the owned rows, in order (whole rows, or one entry per row for CCD++).
+    Values(Vec<f64>),
+    /// CCD++ `Begin`: the owned entries of `w_t` and of `h_t`.
+    Pair(Vec<f64>, Vec<f64>),
+    /// Sums over the owned ratings and rows.
+    Evaluation(Evaluation),
+    /// The owned rows of `W` and of `H`.
+    Rows(Vec<f64>, Vec<f64>),
+}
+
+/// Objective parts summed over workers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Sum of squared training residuals.
+    pub squared_error: f64,
+    /// The regularization term.
+    pub regularization: f64,
+    /// Training ratings.
+    pub ratings: u64,
+    /// Sum of squared test errors.
+    pub test_squared_error: f64,
+    /// Test ratings.
+    pub test_ratings: u64,
+}
+
+/// What the aggregator sends every worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Commit {
+    /// CCD or ALS: the whole factor after its half-step, `rows x D`.
+    Factor(Side, Vec<f64>),
+    /// CCD++: the whole `w_t` and `h_t` at the start of factor `t`.
+    Begin {
+        /// The factor.
+        t: usize,
+        /// `w_t` over all users.
+        u: Vec<f64>,
+        /// `h_t` over all items.
+        v: Vec<f64>,
+    },
+    /// CCD++: the new `u` (side W) or `v` (side H), over all rows.
+    Vector {
+        /// Which vector.
+        side: Side,
+        /// Its values.
+        values: Vec<f64>,
+        /// Close the factor after storing it.
+        finish: bool,
+    },
+}
+
+/// Ratings of some rows in compressed form, each with the other side's index and a residual.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Entries {
+    ptr: Vec<usize>,
+    other: Vec<u32>,
+    value: Vec<f64>,
+    residual: Vec<f64>,
+}
+
+impl Entries {
+    /// Entries of `rows` local rows from `(local row, other index, value)` triplets, sorted by row then
+    /// other index (so sums run in the same order whatever the partition).
+    pub fn new(rows: usize, mut triplets: Vec<(u32, u32, f64)>) -> Entries {
+        triplets.sort_unstable_by_key(|&(r, o, _)| (r, o));
+        let mut ptr = vec![0usize; rows + 1];
+        for &(r, _, _) in &triplets {
+            ptr[r as usize + 1] += 1;
+        }
+        for r in 0..rows {
+            ptr[r + 1] += ptr[r];
+        }
+        let residual = vec![0.0; triplets.len()];
+        let (other, value) = triplets.into_iter().map(|(_, o, v)| (o, v)).unzip();
+        Entries { ptr, other, value, residual }
+    }
+
+    fn rows(&self) -> usize {
+        self.ptr.len() - 1
+    }
+
+    fn len(&self) -> usize {
+        self.other.len()
+    }
+
+    fn range(&self, row: usize) -> Range<usize> {
+        self.ptr[row]..self.ptr[row + 1]
+    }
+
+    /// `residual = value - mu - row(r) . other(j)` for every entry.
+    fn recompute(&mut self, mu: f64, d: usize, row: impl Fn(usize) -> Vec<f64>, other: impl Fn(usize) -> Vec<f64>) {
+        for r in 0..self.rows() {
+            let mine = row(r);
+            for e in self.range(r) {
+                let theirs = other(self.other[e] as usize);
+                self.residual[e] = self.value[e] - mu - dot(&mine[..d], &theirs[..d]);
+            }
+        }
+    }
+
+    /// `residual += sign * a_r * b_j` for every entry (a rank-one change).
+    fn rank_one(&mut self, sign: f64, a: impl Fn(usize) -> f64, b: &[f64]) {
+        for r in 0..self.rows() {
+            let ar = sign * a(r);
+            if ar == 0.0 {
+                continue;
+            }
+            for e in self.range(r) {
+                self.residual[e] += ar * b[self.other[e] as usize];
+            }
+        }
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The entries of a side's row that are fixed at 1 (the other side's bias partner), if any.
+fn fixed_slot(params: &CheckedParams, side: Side) -> Option<usize> {
+    (params.bias == Bias::Full).then_some(match side {
+        Side::W => params.rank + 1,
+        Side::H => params.rank,
+    })
+}
+
+/// The coordinates of a side's rows that are learned.
+pub fn free_slots(params: &CheckedParams, side: Side) -> Vec<usize> {
+    let fixed = fixed_slot(params, side);
+    (0..params.stride()).filter(|&t| Some(t) != fixed).collect()
+}
+
+/// The initial row `row` of a side: factor entries uniform in `[0, init_scale)` from a generator
+/// seeded by (seed, side, row), so any worker can produce any row; biases 0, fixed slots 1.
+pub fn initial_row(params: &CheckedParams, side: Side, row: usize) -> Vec<f64> {
+    let tag = match side {
+        Side::W => 0x57u64,
+        Side::H => 0x48u64,
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+        params.seed ^ tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (row as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9),
+    );
+    let mut out: Vec<f64> = (0..params.rank).map(|_| rng.random::<f64>() * params.init_scale).collect();
+    if params.bias == Bias::Full {
+        out.extend([0.0, 0.0]);
+        out[fixed_slot(params, side).unwrap_or(0)] = 1.0;
+    }
+    out
+}
+
+/// Solves `a x = b` for a symmetric positive definite `a` (`n x n`, row-major, lower triangle read)
+/// by Cholesky; `None` if `a` is not positive definite.
+pub fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) -> Option<()> {
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= a[j * n + k] * a[j * n + k];
+        }
+        if d <= 0.0 || !d.is_finite() {
+            return None;
+        }
+        let d = d.sqrt();
+        a[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = s / d;
+        }
+    }
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= a[i * n + k] * b[k];
+        }
+        b[i] = s / a[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= a[k * n + i] * b[k];
+        }
+        b[i] = s / a[i * n + i];
+    }
+    Some(())
+}
+
+/// The data a worker is built from: its index ranges and the ratings it needs (global indices).
+#[derive(Clone, Debug, Default)]
+pub struct ShardData {
+    /// Owned users.
+    pub users: Range<usize>,
+    /// Owned items.
+    pub items: Range<usize>,
+    /// Ratings of the owned users: `(user, item, value)`.
+    pub user_ratings: Vec<(u32, u32, f64)>,
+    /// Ratings of the owned items.
+    pub item_ratings: Vec<(u32, u32, f64)>,
+    /// Test ratings of the owned users, and whether each is cold (user or item without training ratings).
+    pub test: Vec<(u32, u32, f64, bool)>,
+    /// Training ratings of every owned user, then of every owned item.
+    pub user_counts: Vec<u32>,
+    /// Training ratings of every owned item.
+    pub item_counts: Vec<u32>,
+    /// Users in total.
+    pub all_users: usize,
+    /// Items in total.
+    pub all_items: usize,
+}
+
+/// A worker: its rows of `W` and `H`, and the ratings of its users and of its items.
+pub struct Shard {
+    params: CheckedParams,
+    d: usize,
+    mu: f64,
+    fallback: f64,
+    users: Range<usize>,
+    items: Range<usize>,
+    w: Vec<f64>,
+    h: Vec<f64>,
+    reg_w: Vec<f64>,
+    reg_h: Vec<f64>,
+    cold_w: Vec<bool>,
+    cold_h: Vec<bool>,
+    by_user: Entries,
+    by_item: Entries,
+    test: Entries,
+    test_cold: Vec<bool>,
+    /// CCD and ALS: the whole other factor, as last committed.
+    full_w: Vec<f64>,
+    full_h: Vec<f64>,
+    /// Whether `by_user` residuals match `w` and `full_h` (CCD).
+    by_user_fresh: bool,
+    /// CCD++: the current factor's `u` and `v` over all rows, and the factor open (residuals hold `R + u v^T`).
+    u: Vec<f64>,
+    v: Vec<f64>,
+    open: Option<usize>,
+}
+
+impl Shard {
+    /// Builds a worker; `mu` is the prediction's offset and `fallback` the prediction for a cold test pair
+    /// when the model has no offset.
+    pub fn new(params: &CheckedParams, data: ShardData, mu: f64, fallback: f64) -> Shard {
+        let d = params.stride();
+        let users = data.users.clone();
+        let items = data.items.clone();
+        let local = |range: &Range<usize>, r: u32| (r as usize - range.start) as u32;
+        let by_user =
+            Entries::new(users.len(), data.user_ratings.iter().map(|&(u, i, v)| (local(&users, u), i, v)).collect());
+        let by_item =
+            Entries::new(items.len(), data.item_ratings.iter().map(|&(u, i, v)| (local(&items, i), u, v)).collect());
+        let mut test_sorted = data.test.clone();
+        test_sorted.sort_unstable_by_key(|&(u, i, _, _)| (u, i));
+        let test_cold = test_sorted.iter().map(|t| t.3).collect();
+        let test =
+            Entries::new(users.len(), test_sorted.iter().map(|&(u, i, v, _)| (local(&users, u), i, v)).collect());
+        let reg = |n: u32| if params.weighted_lambda { params.lambda * f64::from(n) } else { params.lambda };
+        let w: Vec<f64> = users.clone().flat_map(|u| initial_row(params, Side::W, u)).collect();
+        let h: Vec<f64> = items.clone().flat_map(|i| initial_row(params, Side::H, i)).collect();
+        let (full_w, full_h) = match params.algorithm {
+            Algorithm::Ccdpp => (Vec::new(), Vec::new()),
+            Algorithm::Ccd | Algorithm::Als => (
+                (0..data.all_users).flat_map(|u| initial_row(params, Side::W, u)).collect(),
+                (0..data.all_items).flat_map(|i| initial_row(params, Side::H, i)).collect(),
+            ),
+        };
+        let mut shard = Shard {
+            params: params.clone(),
+            d,
+            mu,
+            fallback,
+            w,
+            h,
+            reg_w: data.user_counts.iter().map(|&n| reg(n)).collect(),
+            reg_h: data.item_counts.iter().map(|&n| reg(n)).collect(),
+            cold_w: data.user_counts.iter().map(|&n| n == 0).collect(),
+            cold_h: data.item_counts.iter().map(|&n| n == 0).collect(),
+            by_user,
+            by_item,
+            test,
+            test_cold,
+            full_w,
+            full_h,
+            by_user_fresh: false,
+            u: Vec::new(),
+            v: Vec::new(),
+            open: None,
+            users,
+            items,
+        };
+        if params.algorithm == Algorithm::Ccdpp {
+            shard.u = vec![0.0; data.all_users];
+            shard.v = vec![0.0; data.all_items];
+            let (p, mu, d) = (shard.params.clone(), mu, d);
+            let (w, h) = (&shard.w, &shard.h);
+            let own_w = |r: usize| w[r * d..(r + 1) * d].to_vec();
+            let own_h = |r: usize| h[r * d..(r + 1) * d].to_vec();
+            shard.by_user.recompute(mu, d, own_w, |i| initial_row(&p, Side::H, i));
+            shard.by_item.recompute(mu, d, own_h, |u| initial_row(&p, Side::W, u));
+            shard.test.recompute(mu, d, own_w, |i| initial_row(&p, Side::H, i));
+        }
+        shard
+    }
+
+    /// CCD and ALS: makes the residuals of the owned users' ratings match `w` and the whole `H`.
+    fn refresh_by_user(&mut self) {
+        if self.by_user_fresh {
+            return;
+        }
+        let (d, w, full_h) = (self.d, &self.w, &self.full_h);
+        self.by_user.recompute(self.mu, d, |r| w[r * d..(r + 1) * d].to_vec(), |i| full_h[i * d..(i + 1) * d].to_vec());
+        self.by_user_fresh = true;
+    }
+
+    /// CCD or ALS half-step over the owned rows of `side`.
+    fn update_rows(&mut self, side: Side) -> Vec<f64> {
+        let d = self.d;
+        let free = free_slots(&self.params, side);
+        let fixed = fixed_slot(&self.params, side);
+        let als = self.params.algorithm == Algorithm::Als;
+        if !als {
+            match side {
+                Side::W => self.refresh_by_user(),
+                Side::H => {
+                    let (h, full_w) = (&self.h, &self.full_w);
+                    self.by_item.recompute(
+                        self.mu,
+                        d,
+                        |r| h[r * d..(r + 1) * d].to_vec(),
+                        |u| full_w[u * d..(u + 1) * d].to_vec(),
+                    );
+                }
+            }
+        }
+        let (rows, entries, other, reg, cold) = match side {
+            Side::W => (&mut self.w, &mut self.by_user, &self.full_h, &self.reg_w, &self.cold_w),
+            Side::H => (&mut self.h, &mut self.by_item, &self.full_w, &self.reg_h, &self.cold_h),
+        };
+        let mut system = Vec::new();
+        let mut rhs = Vec::new();
+        for r in 0..entries.rows() {
+            let row = &mut rows[r * d..(r + 1) * d];
+            if cold[r] {
+                for &t in &free {
+                    row[t] = 0.0;
+                }
+                continue;
+            }
+            let range = entries.range(r);
+            if als {
+                solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut system, &mut rhs);
+            } else {
+                for _ in 0..self.params.inner_iterations {
+                    for &t in &free {
+                        ccd_coordinate(row, t, entries, range.clone(), other, d, reg[r]);
+                    }
+                }
+            }
+        }
+        if side == Side::W {
+            self.by_user_fresh = !als;
+        }
+        rows.clone()
+    }
+
+    /// CCD++: solves the owned entries of `u` (side W) or `v` (side H) of the open factor.
+    fn solve_vector(&mut self, side: Side) -> Vec<f64> {
+        let (entries, other, reg, cold) = match side {
+            Side::W => (&self.by_user, &self.v, &self.reg_w, &self.cold_w),
+            Side::H => (&self.by_item, &self.u, &self.reg_h, &self.cold_h),
+        };
+        (0..entries.rows())
+            .map(|r| {
+                if cold[r] {
+                    return 0.0;
+                }
+                let (mut num, mut den) = (0.0, reg[r]);
+                for e in entries.range(r) {
+                    let o = other[entries.other[e] as usize];
+                    num += entries.residual[e] * o;
+                    den += o * o;
+                }
+                if den > 0.0 { num / den } else { 0.0 }
+            })
+            .collect()
+    }
+
+    fn evaluate(&mut self) -> Evaluation {
+        let d = self.d;
+        if self.params.algorithm != Algorithm::Ccdpp {
+            self.refresh_by_user();
+            let (w, full_h) = (&self.w, &self.full_h);
+            self.test.recompute(
+                self.mu,
+                d,
+                |r| w[r * d..(r + 1) * d].to_vec(),
+                |i| full_h[i * d..(i + 1) * d].to_vec(),
+            );
+        }
+        // With a CCD++ factor open the residuals hold R + u v^T and column t is u, v.
+        let open = self.open;
+        let (u, v) = (&self.u, &self.v);
+        let (users, items) = (self.users.start, self.items.start);
+        let current = |entries: &Entries, r: usize, e: usize| match open {
+            Some(_) => entries.residual[e] - u[users + r] * v[entries.other[e] as usize],
+            None => entries.residual[e],
+        };
+        let mut squared_error = 0.0;
+        for r in 0..self.by_user.rows() {
+            for e in self.by_user.range(r) {
+                squared_error += current(&self.by_user, r, e).powi(2);
+            }
+        }
+        let mut test_squared_error = 0.0;
+        for r in 0..self.test.rows() {
+            for e in self.test.range(r) {
+                let error = if self.test_cold[e] && self.params.bias == Bias::None {
+                    self.test.value[e] - self.fallback
+                } else {
+                    current(&self.test, r, e)
+                };
+                test_squared_error += error * error;
+            }
+        }
+        let mut regularization = 0.0;
+        for (side, rows, reg, start, vector) in
+            [(Side::W, &self.w, &self.reg_w, users, u), (Side::H, &self.h, &self.reg_h, items, v)]
+        {
+            let free = free_slots(&self.params, side);
+            for (r, &lambda) in reg.iter().enumerate() {
+                let row = &rows[r * d..(r + 1) * d];
+                let norm: f64 = free
+                    .iter()
+                    .map(|&t| if Some(t) == open { vector[start + r].powi(2) } else { row[t] * row[t] })
+                    .sum();
+                regularization += lambda * norm;
+            }
+        }
+        Evaluation {
+            squared_error,
+            regularization,
+            ratings: self.by_user.len() as u64,
+            test_squared_error,
+            test_ratings: self.test.len() as u64,
+        }
+    }
+}
+
+/// One CCD coordinate update of `row[t]`, keeping the residuals of the row's entries current.
+fn ccd_coordinate(
+    row: &mut [f64],
+    t: usize,
+    entries: &mut Entries,
+    range: Range<usize>,
+    other: &[f64],
+    d: usize,
+    reg: f64,
+) {
+    let old = row[t];
+    let (mut num, mut den) = (0.0, reg);
+    for e in range.clone() {
+        let o = other[entries.other[e] as usize * d + t];
+        num += (entries.residual[e] + old * o) * o;
+        den += o * o;
+    }
+    let new = if den > 0.0 { num / den } else { 0.0 };
+    let delta = new - old;
+    if delta != 0.0 {
+        for e in range {
+            entries.residual[e] -= delta * other[entries.other[e] as usize * d + t];
+        }
+    }
+    row[t] = new;
+}
+
+/// One ALS row: the free coordinates solved exactly with the other factor (and the fixed slot) given.
+#[allow(clippy::too_many_arguments)]
+fn solve_row(
+    row: &mut [f64],
+    entries: &Entries,
+    range: Range<usize>,
+    other: &[f64],
+    d: usize,
+    free: &[usize],
+    fixed: Option<usize>,
+    reg: f64,
+    mu: f64,
+    system: &mut Vec<f64>,
+    rhs: &mut Vec<f64>,
+) {
+    let f = free.len();
+    system.clear();
+    system.resize(f * f, 0.0);
+    rhs.clear();
+    rhs.resize(f, 0.0);
+    for a in 0..f {
+        system[a * f + a] = reg;
+    }
+    let mut x = vec![0.0; f];
+    for e in range {
+        let o = &other[entries.other[e] as usize * d..(entries.other[e] as usize + 1) * d];
+        let target = entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s]);
+        for (a, &ta) in free.iter().enumerate() {
+            x[a] = o[ta];
+        }
+        for a in 0..f {
+            rhs[a] += target * x[a];
+            let xa = x[a];
+            for c in 0..=a {
+                system[a * f + c] += xa * x[c];
+            }
+        }
+    }
+    if cholesky_solve(system, rhs, f).is_some() {
+        for (a, &t) in free.iter().enumerate() {
+            row[t] = rhs[a];
+        }
+    }
+}
+
+impl Worker<Mf> for Shard {
+    fn push(&mut self, _round: Round, task: &Task) -> Partial {
+        match *task {
+            Task::Rows(side) => Partial::Values(self.update_rows(side)),
+            Task::Begin(t) => {
+                let d = self.d;
+                let column = |rows: &[f64]| rows.chunks_exact(d).map(|row| row[t]).collect::<Vec<f64>>();
+                Partial::Pair(column(&self.w), column(&self.h))
+            }
+            Task::Solve { side, .. } => Partial::Values(self.solve_vector(side)),
+            Task::Evaluate => Partial::Evaluation(self.evaluate()),
+            Task::Gather => Partial::Rows(self.w.clone(), self.h.clone()),
+        }
+    }
+
+    fn sync(&mut self, _round: Round, commit: &Commit) {
+        match commit {
+            Commit::Factor(side, values) => match side {
+                Side::W => {
+                    self.full_w.clone_from(values);
+                }
+                Side::H => {
+                    self.full_h.clone_from(values);
+                    self.by_user_fresh = false;
+                }
+            },
+            Commit::Begin { t, u, v } => {
+                self.u.clone_from(u);
+                self.v.clone_from(v);
+                self.open = Some(*t);
+                self.rank_one(1.0);
+            }
+            Commit::Vector { side, values, finish } => {
+                match side {
+                    Side::W => self.u.clone_from(values),
+                    Side::H => self.v.clone_from(values),
+                }
+                if *finish {
+                    self.rank_one(-1.0);
+                    if let Some(t) = self.open.take() {
+                        let d = self.d;
+                        for (r, row) in self.w.chunks_exact_mut(d).enumerate() {
+                            row[t] = self.u[self.users.start + r];
+                        }
+                        for (r, row) in self.h.chunks_exact_mut(d).enumerate() {
+                            row[t] = self.v[self.items.start + r];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Shard {
+    /// CCD++: adds `sign * u v^T` to every residual copy.
+    fn rank_one(&mut self, sign: f64) {
+        let (u, v, users, items) = (&self.u, &self.v, self.users.start, self.items.start);
+        self.by_user.rank_one(sign, |r| u[users + r], v);
+        self.test.rank_one(sign, |r| u[users + r], v);
+        self.by_item.rank_one(sign, |r| v[items + r], u);
+    }
+}

@@ -1,0 +1,218 @@
+//! MF against its oracles: the sequential reference, monotone descent, stationarity, recovery of a
+//! known low-rank matrix, the fallback for cold users and items, determinism.
+
+use strads_mf::generate::{GeneratorSpec, generate};
+use strads_mf::ratings::{Ids, Rating};
+use strads_mf::reference::{self, Plain};
+use strads_mf::{Algorithm, Bias, CheckedParams, MfFit, MfParams, Model, TracePoint, fit};
+use strads_runtime::Embedded;
+
+const ALGORITHMS: [Algorithm; 3] = [Algorithm::Ccdpp, Algorithm::Ccd, Algorithm::Als];
+
+struct Problem {
+    train: Vec<Rating>,
+    test: Vec<Rating>,
+    users: usize,
+    items: usize,
+}
+
+/// A generated problem with a test set that also holds a user and an item never seen in training.
+fn problem(users: usize, items: usize, rank: usize, density: f64, noise: f64, seed: u64) -> Problem {
+    let g = generate(&GeneratorSpec { users, items, rank, density, noise, seed });
+    let (mut train, mut test) = strads_mf::ratings::split(&g.ratings, 0.2, seed).unwrap();
+    // Keep every user and item in training, so the only cold ones are those added below.
+    let mut seen_u = vec![false; users];
+    let mut seen_i = vec![false; items];
+    for r in &train {
+        seen_u[r.user as usize] = true;
+        seen_i[r.item as usize] = true;
+    }
+    let (back, kept): (Vec<Rating>, Vec<Rating>) =
+        test.into_iter().partition(|r| !seen_u[r.user as usize] || !seen_i[r.item as usize]);
+    train.extend(back);
+    test = kept;
+    test.push(Rating { user: users as u32, item: 0, value: 1.0 });
+    test.push(Rating { user: 0, item: items as u32, value: -1.0 });
+    Problem { train, test, users: users + 1, items: items + 1 }
+}
+
+fn params(algorithm: Algorithm, bias: Bias, weighted: bool, iterations: usize, workers: usize) -> CheckedParams {
+    MfParams {
+        algorithm,
+        rank: 4,
+        lambda: if weighted { 0.05 } else { 0.5 },
+        weighted_lambda: weighted,
+        bias,
+        iterations,
+        inner_iterations: 2,
+        seed: 7,
+        init_scale: 0.3,
+        eval_every: 1,
+        trace_half_steps: false,
+    }
+    .check(workers)
+    .unwrap()
+}
+
+fn run(p: &Problem, params: &CheckedParams) -> (MfFit, Vec<TracePoint>) {
+    let launcher = Embedded::new(params.workers).unwrap();
+    let mut seen = Vec::new();
+    let fit = fit(&p.train, &p.test, p.users, p.items, params, &launcher, &mut |t| seen.push(*t)).unwrap().unwrap();
+    (fit, seen)
+}
+
+fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn every_algorithm_and_worker_count_equals_the_sequential_reference() {
+    let p = problem(40, 30, 3, 0.35, 0.1, 1);
+    for algorithm in ALGORITHMS {
+        for (bias, weighted) in [(Bias::None, false), (Bias::Global, true), (Bias::Full, false), (Bias::Full, true)] {
+            let one = params(algorithm, bias, weighted, 4, 1);
+            let plain = reference::fit(&p.train, p.users, p.items, &one);
+            let (base, _) = run(&p, &one);
+            let label = format!("{algorithm:?} {bias:?} weighted={weighted}");
+            let scale = plain.w.iter().chain(&plain.h).fold(1.0f64, |m, x| m.max(x.abs()));
+            assert!(max_abs_diff(&base.factors.w, &plain.w) <= 1e-9 * scale, "{label}: W differs from the reference");
+            assert!(max_abs_diff(&base.factors.h, &plain.h) <= 1e-9 * scale, "{label}: H differs from the reference");
+            let objective = reference::objective(&p.train, p.users, p.items, &plain, &one);
+            let traced = base.last().unwrap().objective;
+            assert!((traced - objective).abs() <= 1e-9 * objective, "{label}: objective {traced} vs {objective}");
+            for workers in [2, 4] {
+                let (other, _) = run(&p, &params(algorithm, bias, weighted, 4, workers));
+                assert!(max_abs_diff(&other.factors.w, &base.factors.w) <= 1e-12 * scale, "{label} P={workers}: W");
+                assert!(max_abs_diff(&other.factors.h, &base.factors.h) <= 1e-12 * scale, "{label} P={workers}: H");
+                let (a, b) = (other.last().unwrap(), base.last().unwrap());
+                assert!((a.objective - b.objective).abs() <= 1e-9 * b.objective, "{label} P={workers}: objective");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_objective_never_increases_across_half_steps() {
+    let p = problem(50, 40, 3, 0.3, 0.2, 2);
+    for algorithm in ALGORITHMS {
+        for (bias, weighted) in [(Bias::None, false), (Bias::Full, true), (Bias::Global, false)] {
+            for workers in [1, 3] {
+                let mut checked = params(algorithm, bias, weighted, 5, workers);
+                checked.trace_half_steps = true;
+                let (_, trace) = run(&p, &checked);
+                let steps = match algorithm {
+                    Algorithm::Ccdpp => 5 * (4 * 2 * 2 + if bias == Bias::Full { 2 } else { 0 }),
+                    _ => 5 * 2,
+                };
+                assert_eq!(trace.last().unwrap().half_steps, steps as u64);
+                assert!(trace.len() > steps, "{algorithm:?}: an evaluation after every half-step");
+                for pair in trace.windows(2) {
+                    assert!(
+                        pair[1].objective <= pair[0].objective * (1.0 + 1e-12),
+                        "{algorithm:?} {bias:?} P={workers}: objective rose from {} to {} at half-step {}",
+                        pair[0].objective,
+                        pair[1].objective,
+                        pair[1].half_steps
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn long_runs_reach_a_stationary_point() {
+    let p = problem(30, 25, 2, 0.5, 0.1, 3);
+    for (algorithm, iterations) in [(Algorithm::Als, 300), (Algorithm::Ccd, 600), (Algorithm::Ccdpp, 600)] {
+        for bias in [Bias::None, Bias::Full] {
+            let mut checked = params(algorithm, bias, false, iterations, 2);
+            checked.rank = 2;
+            checked.eval_every = iterations;
+            let (fit, _) = run(&p, &checked);
+            let model = Plain { w: fit.factors.w.clone(), h: fit.factors.h.clone() };
+            let gradient = reference::max_gradient(&p.train, p.users, p.items, &model, &checked);
+            assert!(gradient < 1e-5, "{algorithm:?} {bias:?}: largest partial derivative {gradient}");
+        }
+    }
+}
+
+#[test]
+fn a_generated_low_rank_matrix_is_recovered_to_the_noise_level() {
+    let noise = 0.1;
+    let g = generate(&GeneratorSpec { users: 300, items: 200, rank: 4, density: 0.5, noise, seed: 5 });
+    let (train, test) = strads_mf::ratings::split(&g.ratings, 0.2, 5).unwrap();
+    // The error of the true model on the test set: the noise level, as sampled.
+    let truth: f64 = test
+        .iter()
+        .map(|r| {
+            let (u, i) = (r.user as usize * 4, r.item as usize * 4);
+            let p: f64 = (0..4).map(|t| g.w[u + t] * g.h[i + t]).sum();
+            (r.value - p).powi(2)
+        })
+        .sum::<f64>();
+    let floor = (truth / test.len() as f64).sqrt();
+    assert!((floor - noise).abs() < 0.01 * 3.0, "sampled noise {floor}");
+    let p = Problem { train, test, users: 300, items: 200 };
+    for algorithm in ALGORITHMS {
+        let mut checked = params(algorithm, Bias::None, true, 60, 2);
+        checked.lambda = 0.001;
+        checked.rank = 4;
+        checked.inner_iterations = if algorithm == Algorithm::Ccdpp { 3 } else { 1 };
+        let (fit, _) = run(&p, &checked);
+        let rmse = fit.last().unwrap().test_rmse.unwrap();
+        assert!(rmse < 1.05 * floor, "{algorithm:?}: test RMSE {rmse} against the true model's {floor}");
+    }
+}
+
+#[test]
+fn cold_users_and_items_get_the_fallback_and_the_model_predicts_as_training_evaluated() {
+    let p = problem(40, 30, 3, 0.35, 0.1, 4);
+    let mut ids = Ids::default();
+    for u in 0..p.users {
+        ids.user(&format!("u{u}"));
+    }
+    for i in 0..p.items {
+        ids.item(&format!("i{i}"));
+    }
+    for algorithm in ALGORITHMS {
+        for bias in [Bias::None, Bias::Global, Bias::Full] {
+            let (fit, _) = run(&p, &params(algorithm, bias, false, 5, 2));
+            assert_eq!(fit.test_cold_pairs, 2);
+            let model = Model::from_fit(&fit, &ids, bias);
+            assert_eq!(model.ids.users.len(), p.users - 1, "the test-only user is not in the model");
+            let mut squared = 0.0;
+            for r in &p.test {
+                let prediction = model.predict(&ids.users[r.user as usize], &ids.items[r.item as usize]);
+                assert!(prediction.value.is_finite());
+                let cold = r.user as usize == p.users - 1 || r.item as usize == p.items - 1;
+                assert_eq!(prediction.cold, cold);
+                if cold && bias == Bias::None {
+                    assert_eq!(prediction.value, fit.train_mean);
+                }
+                squared += (r.value - prediction.value).powi(2);
+            }
+            let rmse = (squared / p.test.len() as f64).sqrt();
+            let traced = fit.last().unwrap().test_rmse.unwrap();
+            assert!((rmse - traced).abs() < 1e-9, "{algorithm:?} {bias:?}: {rmse} vs traced {traced}");
+            let top = model.recommend("u0", 5, &[]).unwrap();
+            assert_eq!(top.len(), 5);
+            assert!(top.windows(2).all(|w| w[0].1 >= w[1].1));
+            let best = top[0];
+            let again = model.recommend("u0", 5, &[best.0 as u32]).unwrap();
+            assert!(again.iter().all(|&(i, _)| i != best.0));
+            assert!(model.recommend("nobody", 5, &[]).is_none());
+        }
+    }
+}
+
+#[test]
+fn a_seed_gives_the_same_model_and_another_seed_another() {
+    let p = problem(30, 20, 2, 0.4, 0.1, 6);
+    let a = run(&p, &params(Algorithm::Ccdpp, Bias::Full, false, 3, 2)).0;
+    let b = run(&p, &params(Algorithm::Ccdpp, Bias::Full, false, 3, 2)).0;
+    assert_eq!(a.factors, b.factors);
+    let mut other = params(Algorithm::Ccdpp, Bias::Full, false, 3, 2);
+    other.seed = 8;
+    assert_ne!(run(&p, &other).0.factors, a.factors);
+}

@@ -1,0 +1,477 @@
+//! `strads mf` (train), `strads mf predict`, `strads mf recommend` and `strads gen mf`: rating files in,
+//! factors with their original ids, summary and trace out.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use strads_data::{DataError, write_atomic, write_string_atomic};
+use strads_mf::ratings::{Duplicates, Ids, Rating, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
+use strads_mf::{Algorithm, Bias, MfFit, MfParams, Model, TracePoint};
+use strads_runtime::Embedded;
+
+use crate::cli::{
+    AlgorithmArg, BiasArg, DuplicatesArg, GenMfArgs, MfPredictArgs, MfRecommendArgs, MfTrainArgs, RatingsFormatArg,
+};
+use crate::failure::Failure;
+use crate::lasso_cmd::check_out_dir;
+use crate::lda_cmd::{to_json, write_npy};
+use crate::progress::Progress;
+
+impl From<strads_mf::MfError> for Failure {
+    fn from(error: strads_mf::MfError) -> Self {
+        match error {
+            strads_mf::MfError::Engine(_) => Failure::Run(error.into()),
+            _ => Failure::Input(error.into()),
+        }
+    }
+}
+
+/// What `summary.json` holds.
+#[derive(Debug, Serialize)]
+struct Summary {
+    train_rmse: f64,
+    test_rmse: Option<f64>,
+    objective: f64,
+    rank: usize,
+    lambda: f64,
+    weighted_lambda: bool,
+    bias: &'static str,
+    iterations: u64,
+    inner_iterations: usize,
+    seconds: f64,
+    loading_seconds: f64,
+    workers: usize,
+    algorithm: &'static str,
+    seed: u64,
+    users: usize,
+    items: usize,
+    train_ratings: usize,
+    test_ratings: usize,
+    test_cold_pairs: usize,
+    test_cold_users: usize,
+    test_cold_items: usize,
+    data: String,
+    test: Option<String>,
+}
+
+/// What `model.json` holds: enough to predict without the training data.
+#[derive(Debug, Serialize, Deserialize)]
+struct ModelInfo {
+    rank: usize,
+    bias: Bias,
+    mu: f64,
+    train_mean: f64,
+    users: usize,
+    items: usize,
+    algorithm: Algorithm,
+    lambda: f64,
+    weighted_lambda: bool,
+}
+
+fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
+    let algorithm = match args.algorithm {
+        AlgorithmArg::Ccdpp => Algorithm::Ccdpp,
+        AlgorithmArg::Ccd => Algorithm::Ccd,
+        AlgorithmArg::Als => Algorithm::Als,
+    };
+    let params = MfParams {
+        algorithm,
+        rank: args.rank,
+        lambda: args.lambda,
+        weighted_lambda: args.weighted_lambda,
+        bias: match args.bias {
+            BiasArg::None => Bias::None,
+            BiasArg::Global => Bias::Global,
+            BiasArg::Full => Bias::Full,
+        },
+        iterations: args.iterations,
+        inner_iterations: args.inner_iterations.unwrap_or(if algorithm == Algorithm::Ccdpp { 3 } else { 1 }),
+        seed: args.seed,
+        init_scale: args.init_scale,
+        eval_every: args.eval_every,
+        trace_half_steps: false,
+    };
+    params.check(args.workers).map_err(Failure::input)
+}
+
+fn read_options(args: &MfTrainArgs) -> ReadOptions {
+    ReadOptions {
+        format: match args.format {
+            RatingsFormatArg::Auto => RatingsFormat::Auto,
+            RatingsFormatArg::Mm => RatingsFormat::MatrixMarket,
+            RatingsFormatArg::Delimited => RatingsFormat::Delimited,
+        },
+        duplicates: match args.duplicates {
+            DuplicatesArg::Error => Duplicates::Error,
+            DuplicatesArg::Last => Duplicates::Last,
+            DuplicatesArg::Mean => Duplicates::Mean,
+        },
+    }
+}
+
+/// `strads mf`.
+pub fn train(args: &MfTrainArgs) -> Result<(), Failure> {
+    let checked = params(args)?;
+    check_out_dir(&args.out)?;
+    let started = Instant::now();
+    let options = read_options(args);
+    let mut ids = Ids::default();
+    let read = read_ratings(&args.data, &options, &mut ids)?;
+    let (train, test) = match (&args.test, args.test_fraction) {
+        (Some(path), _) => {
+            let test = read_ratings(path, &options, &mut ids)?;
+            (read, test)
+        }
+        (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
+        (None, None) => (read, Vec::new()),
+    };
+    let loading_seconds = started.elapsed().as_secs_f64();
+    let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
+    let progress = Progress::new("mf", args.quiet);
+    let mut observe = |p: &TracePoint| {
+        let test = p.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        progress.message(format!(
+            "iteration {}: objective {:.6e}, train RMSE {:.4}{test}",
+            p.iteration, p.objective, p.train_rmse
+        ));
+    };
+    let outcome = strads_mf::fit(&train, &test, ids.users.len(), ids.items.len(), &checked, &launcher, &mut observe);
+    progress.finish();
+    let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
+    let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
+    let model = Model::from_fit(&fit, &ids, checked.bias);
+    let summary = Summary {
+        train_rmse: last.train_rmse,
+        test_rmse: last.test_rmse,
+        objective: last.objective,
+        rank: checked.rank,
+        lambda: checked.lambda,
+        weighted_lambda: checked.weighted_lambda,
+        bias: checked.bias.name(),
+        iterations: fit.iterations,
+        inner_iterations: checked.inner_iterations,
+        seconds: fit.seconds,
+        loading_seconds,
+        workers: checked.workers,
+        algorithm: checked.algorithm.name(),
+        seed: checked.seed,
+        users: model.ids.users.len(),
+        items: model.ids.items.len(),
+        train_ratings: train.len(),
+        test_ratings: test.len(),
+        test_cold_pairs: fit.test_cold_pairs,
+        test_cold_users: fit.user_counts.iter().filter(|&&n| n == 0).count(),
+        test_cold_items: fit.item_counts.iter().filter(|&&n| n == 0).count(),
+        data: args.data.display().to_string(),
+        test: args.test.as_ref().map(|p| p.display().to_string()),
+    };
+    let info = ModelInfo {
+        rank: model.rank,
+        bias: model.bias,
+        mu: model.mu,
+        train_mean: model.train_mean,
+        users: model.ids.users.len(),
+        items: model.ids.items.len(),
+        algorithm: checked.algorithm,
+        lambda: checked.lambda,
+        weighted_lambda: checked.weighted_lambda,
+    };
+    write_outputs(&args.out, &model, &fit, &train, &summary, &info)?;
+    if !args.quiet {
+        let test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        println!(
+            "mf: {} rank {}, {} iterations in {:.2} s, train RMSE {:.4}{test} -> {}",
+            checked.algorithm.name(),
+            checked.rank,
+            fit.iterations,
+            fit.seconds,
+            last.train_rmse,
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// A factor matrix as CSV: `id,f0,...,f{K-1}[,bias]`.
+fn write_factor_csv(
+    path: &Path,
+    head: &str,
+    ids: &[String],
+    rows: &[f64],
+    bias: Option<&[f64]>,
+    k: usize,
+) -> Result<(), Failure> {
+    write_atomic(path, |w| {
+        let mut out = csv::Writer::from_writer(w);
+        let mut header = vec![head.to_string()];
+        header.extend((0..k).map(|t| format!("f{t}")));
+        if bias.is_some() {
+            header.push("bias".into());
+        }
+        out.write_record(&header).map_err(std::io::Error::other)?;
+        for (r, id) in ids.iter().enumerate() {
+            let mut record = vec![id.clone()];
+            record.extend(rows[r * k..(r + 1) * k].iter().map(|x| x.to_string()));
+            if let Some(b) = bias {
+                record.push(b[r].to_string());
+            }
+            out.write_record(&record).map_err(std::io::Error::other)?;
+        }
+        out.flush()
+    })
+    .map_err(|e| Failure::Run(e.into()))
+}
+
+fn write_outputs(
+    out: &Path,
+    model: &Model,
+    fit: &MfFit,
+    train: &[Rating],
+    summary: &Summary,
+    info: &ModelInfo,
+) -> Result<(), Failure> {
+    let run = |e: DataError| Failure::Run(e.into());
+    std::fs::create_dir_all(out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", out.display())))?;
+    let (k, users, items) = (model.rank, model.ids.users.len(), model.ids.items.len());
+    write_npy(&out.join("user_factors.npy"), users, k, &model.w)?;
+    write_npy(&out.join("item_factors.npy"), items, k, &model.h)?;
+    let biases = model.bias == Bias::Full;
+    if biases {
+        write_npy(&out.join("user_bias.npy"), users, 1, &model.user_bias)?;
+        write_npy(&out.join("item_bias.npy"), items, 1, &model.item_bias)?;
+    }
+    write_factor_csv(
+        &out.join("user_factors.csv"),
+        "user",
+        &model.ids.users,
+        &model.w,
+        biases.then_some(&model.user_bias[..]),
+        k,
+    )?;
+    write_factor_csv(
+        &out.join("item_factors.csv"),
+        "item",
+        &model.ids.items,
+        &model.h,
+        biases.then_some(&model.item_bias[..]),
+        k,
+    )?;
+    write_string_atomic(&out.join("users.txt"), &(model.ids.users.join("\n") + "\n")).map_err(run)?;
+    write_string_atomic(&out.join("items.txt"), &(model.ids.items.join("\n") + "\n")).map_err(run)?;
+    // The items each user rated in training, as model item rows (for `recommend --exclude-rated`).
+    let mut user_row = vec![usize::MAX; fit.user_counts.len()];
+    let mut item_row = vec![usize::MAX; fit.item_counts.len()];
+    let (mut u, mut i) = (0, 0);
+    for (x, &n) in fit.user_counts.iter().enumerate() {
+        if n > 0 {
+            user_row[x] = u;
+            u += 1;
+        }
+    }
+    for (x, &n) in fit.item_counts.iter().enumerate() {
+        if n > 0 {
+            item_row[x] = i;
+            i += 1;
+        }
+    }
+    let mut rated = vec![Vec::new(); users];
+    for r in train {
+        rated[user_row[r.user as usize]].push(item_row[r.item as usize]);
+    }
+    write_atomic(&out.join("rated.txt"), |w| {
+        for mut row in rated {
+            row.sort_unstable();
+            let line: Vec<String> = row.iter().map(usize::to_string).collect();
+            writeln!(w, "{}", line.join(" "))?;
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_atomic(&out.join("trace.csv"), |w| {
+        writeln!(w, "iteration,seconds,objective,train_rmse,test_rmse")?;
+        for p in &fit.trace {
+            let test = p.test_rmse.map_or(String::new(), |x| x.to_string());
+            writeln!(w, "{},{},{},{},{test}", p.iteration, p.seconds, p.objective, p.train_rmse)?;
+        }
+        Ok(())
+    })
+    .map_err(run)?;
+    write_string_atomic(&out.join("model.json"), &to_json(info)?).map_err(run)?;
+    write_string_atomic(&out.join("summary.json"), &to_json(summary)?).map_err(run)?;
+    Ok(())
+}
+
+fn read_npy(path: &Path, rows: usize, cols: usize) -> Result<Vec<f64>, Failure> {
+    let bad = |e: &dyn std::fmt::Display| Failure::input(format!("{}: {e}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| bad(&e))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| bad(&e))?;
+    let shape = npy.shape().to_vec();
+    if shape != [rows as u64, cols as u64] {
+        return Err(bad(&format!("shape {shape:?}, model.json says [{rows}, {cols}]")));
+    }
+    npy.into_vec::<f64>().map_err(|e| bad(&e))
+}
+
+fn read_lines(path: &Path, expected: usize) -> Result<Vec<String>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.len() != expected {
+        return Err(Failure::input(format!("{}: {} lines, model.json says {expected}", path.display(), lines.len())));
+    }
+    Ok(lines)
+}
+
+/// Reads a model folder written by `strads mf`.
+fn load_model(dir: &Path) -> Result<Model, Failure> {
+    let info_path = dir.join("model.json");
+    let text = std::fs::read_to_string(&info_path).map_err(|e| {
+        Failure::input(format!("{}: {e} (is --model a folder written by strads mf?)", info_path.display()))
+    })?;
+    let info: ModelInfo =
+        serde_json::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", info_path.display())))?;
+    let users = read_lines(&dir.join("users.txt"), info.users)?;
+    let items = read_lines(&dir.join("items.txt"), info.items)?;
+    let ids = Ids::from_lists(users, items).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?;
+    let w = read_npy(&dir.join("user_factors.npy"), info.users, info.rank)?;
+    let h = read_npy(&dir.join("item_factors.npy"), info.items, info.rank)?;
+    let (user_bias, item_bias) = if info.bias == Bias::Full {
+        (read_npy(&dir.join("user_bias.npy"), info.users, 1)?, read_npy(&dir.join("item_bias.npy"), info.items, 1)?)
+    } else {
+        (vec![0.0; info.users], vec![0.0; info.items])
+    };
+    Ok(Model {
+        rank: info.rank,
+        bias: info.bias,
+        mu: info.mu,
+        train_mean: info.train_mean,
+        ids,
+        w,
+        h,
+        user_bias,
+        item_bias,
+    })
+}
+
+/// `strads mf predict`.
+pub fn predict(args: &MfPredictArgs) -> Result<(), Failure> {
+    let model = load_model(&args.model)?;
+    let pairs = read_pairs(&args.data)?;
+    let mut text = String::from("user,item,prediction\n");
+    let (mut squared, mut rated, mut cold) = (0.0, 0usize, 0usize);
+    let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+    for pair in &pairs {
+        let p = model.predict(&pair.user, &pair.item);
+        cold += usize::from(p.cold);
+        if let Some(r) = pair.rating {
+            squared += (r - p.value).powi(2);
+            rated += 1;
+        }
+        writer
+            .write_record([pair.user.as_str(), pair.item.as_str(), &p.value.to_string()])
+            .map_err(|e| Failure::Run(e.into()))?;
+    }
+    let body = writer.into_inner().map_err(|e| Failure::Run(anyhow::anyhow!("{e}")))?;
+    text.push_str(&String::from_utf8_lossy(&body));
+    match &args.out {
+        Some(path) => write_string_atomic(path, &text).map_err(|e| Failure::Run(e.into()))?,
+        None => print!("{text}"),
+    }
+    let rmse = (rated > 0).then(|| format!(", RMSE {:.4} over the {rated} rated", (squared / rated as f64).sqrt()));
+    eprintln!(
+        "mf predict: {} pairs, {cold} with an unknown user or item (predicted by {}){}",
+        pairs.len(),
+        if model.bias == Bias::None { "the mean training rating" } else { "the bias model" },
+        rmse.unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// `strads mf recommend`.
+pub fn recommend(args: &MfRecommendArgs) -> Result<(), Failure> {
+    let model = load_model(&args.model)?;
+    let Some(row) = model.ids.find_user(&args.user) else {
+        return Err(Failure::input(format!(
+            "user '{}' is not in the model {} (it had no training rating)",
+            args.user,
+            args.model.display()
+        )));
+    };
+    let exclude: Vec<u32> = if args.exclude_rated {
+        let path = args.model.join("rated.txt");
+        let text = std::fs::read_to_string(&path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+        let line = text.lines().nth(row as usize).ok_or_else(|| {
+            Failure::input(format!("{}: no line {} for user '{}'", path.display(), row + 1, args.user))
+        })?;
+        line.split_whitespace()
+            .map(|t| {
+                t.parse::<u32>()
+                    .map_err(|_| Failure::input(format!("{}:{}: bad item row '{t}'", path.display(), row + 1)))
+            })
+            .collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
+    let top = model.recommend(&args.user, args.top, &exclude).unwrap_or_default();
+    let mut writer = csv::Writer::from_writer(std::io::stdout());
+    let io = |e: csv::Error| Failure::Run(e.into());
+    writer.write_record(["rank", "item", "score"]).map_err(io)?;
+    for (n, (i, score)) in top.iter().enumerate() {
+        writer.write_record([(n + 1).to_string(), model.ids.items[*i].clone(), score.to_string()]).map_err(io)?;
+    }
+    writer.flush().map_err(|e| Failure::Run(e.into()))?;
+    Ok(())
+}
+
+/// `strads gen mf`.
+pub fn generate(args: &GenMfArgs) -> Result<(), Failure> {
+    check_out_dir(&args.out)?;
+    if args.users == 0 || args.items == 0 || args.rank == 0 {
+        return Err(Failure::input("users, items and rank must be at least 1"));
+    }
+    if !(args.density > 0.0 && args.density <= 1.0 && args.noise.is_finite() && args.noise >= 0.0) {
+        return Err(Failure::input("the density must be in (0, 1] and the noise a number >= 0"));
+    }
+    let spec = strads_mf::generate::GeneratorSpec {
+        users: args.users,
+        items: args.items,
+        rank: args.rank,
+        density: args.density,
+        noise: args.noise,
+        seed: args.seed,
+    };
+    let g = strads_mf::generate::generate(&spec);
+    let (train, test) = split(&g.ratings, 0.2, args.seed).map_err(Failure::input)?;
+    let run = |e: DataError| Failure::Run(e.into());
+    std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
+    for (name, set) in [("ratings.tsv", &g.ratings), ("train.tsv", &train), ("test.tsv", &test)] {
+        write_atomic(&args.out.join(name), |w| {
+            writeln!(w, "user\titem\trating")?;
+            for r in set.iter() {
+                writeln!(w, "{}\t{}\t{}", r.user + 1, r.item + 1, r.value)?;
+            }
+            Ok(())
+        })
+        .map_err(run)?;
+    }
+    let ids = |n: usize| (1..=n).map(|x| x.to_string()).collect::<Vec<_>>();
+    write_factor_csv(&args.out.join("true_user_factors.csv"), "user", &ids(args.users), &g.w, None, args.rank)?;
+    write_factor_csv(&args.out.join("true_item_factors.csv"), "item", &ids(args.items), &g.h, None, args.rank)?;
+    let truth = serde_json::json!({
+        "users": args.users, "items": args.items, "rank": args.rank, "density": args.density,
+        "noise": args.noise, "seed": args.seed, "ratings": g.ratings.len(),
+        "train_ratings": train.len(), "test_ratings": test.len(),
+    });
+    write_string_atomic(&args.out.join("truth.json"), &to_json(&truth)?).map_err(run)?;
+    println!(
+        "gen mf: {} ratings of {} users x {} items (rank {}, noise {}) -> {}",
+        g.ratings.len(),
+        args.users,
+        args.items,
+        args.rank,
+        args.noise,
+        args.out.display()
+    );
+    Ok(())
+}
