@@ -14,6 +14,7 @@
 //! as STRADS's MF did: the aggregator broadcasts it and workers recompute the residuals of the
 //! copy that went stale.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rand::rngs::Xoshiro256PlusPlus;
@@ -157,13 +158,13 @@ impl Entries {
         self.ptr[row]..self.ptr[row + 1]
     }
 
-    /// `residual = value - mu - row(r) . other(j)` for every entry.
-    fn recompute(&mut self, mu: f64, d: usize, row: impl Fn(usize) -> Vec<f64>, other: impl Fn(usize) -> Vec<f64>) {
+    /// `residual = value - mu - own_r . other(j)` for every entry, `own` holding the local rows.
+    fn recompute<'a>(&mut self, mu: f64, d: usize, own: &[f64], other: impl Fn(usize) -> Cow<'a, [f64]>) {
         for r in 0..self.rows() {
-            let mine = row(r);
+            let mine = &own[r * d..(r + 1) * d];
             for e in self.range(r) {
                 let theirs = other(self.other[e] as usize);
-                self.residual[e] = self.value[e] - mu - dot(&mine[..d], &theirs[..d]);
+                self.residual[e] = self.value[e] - mu - dot(mine, &theirs);
             }
         }
     }
@@ -362,13 +363,11 @@ impl Shard {
         if params.algorithm == Algorithm::Ccdpp {
             shard.u = vec![0.0; data.all_users];
             shard.v = vec![0.0; data.all_items];
-            let (p, mu, d) = (shard.params.clone(), mu, d);
-            let (w, h) = (&shard.w, &shard.h);
-            let own_w = |r: usize| w[r * d..(r + 1) * d].to_vec();
-            let own_h = |r: usize| h[r * d..(r + 1) * d].to_vec();
-            shard.by_user.recompute(mu, d, own_w, |i| initial_row(&p, Side::H, i));
-            shard.by_item.recompute(mu, d, own_h, |u| initial_row(&p, Side::W, u));
-            shard.test.recompute(mu, d, own_w, |i| initial_row(&p, Side::H, i));
+            let p = shard.params.clone();
+            let generated_h = |i| Cow::Owned(initial_row(&p, Side::H, i));
+            shard.by_user.recompute(mu, d, &shard.w, generated_h);
+            shard.by_item.recompute(mu, d, &shard.h, |u| Cow::Owned(initial_row(&p, Side::W, u)));
+            shard.test.recompute(mu, d, &shard.w, generated_h);
         }
         shard
     }
@@ -378,8 +377,8 @@ impl Shard {
         if self.by_user_fresh {
             return;
         }
-        let (d, w, full_h) = (self.d, &self.w, &self.full_h);
-        self.by_user.recompute(self.mu, d, |r| w[r * d..(r + 1) * d].to_vec(), |i| full_h[i * d..(i + 1) * d].to_vec());
+        let (d, full_h) = (self.d, &self.full_h);
+        self.by_user.recompute(self.mu, d, &self.w, |i| Cow::Borrowed(&full_h[i * d..(i + 1) * d]));
         self.by_user_fresh = true;
     }
 
@@ -393,13 +392,8 @@ impl Shard {
             match side {
                 Side::W => self.refresh_by_user(),
                 Side::H => {
-                    let (h, full_w) = (&self.h, &self.full_w);
-                    self.by_item.recompute(
-                        self.mu,
-                        d,
-                        |r| h[r * d..(r + 1) * d].to_vec(),
-                        |u| full_w[u * d..(u + 1) * d].to_vec(),
-                    );
+                    let full_w = &self.full_w;
+                    self.by_item.recompute(self.mu, d, &self.h, |u| Cow::Borrowed(&full_w[u * d..(u + 1) * d]));
                 }
             }
         }
@@ -409,6 +403,7 @@ impl Shard {
         };
         let mut system = Vec::new();
         let mut rhs = Vec::new();
+        let mut scratch = vec![0.0; d];
         for r in 0..entries.rows() {
             let row = &mut rows[r * d..(r + 1) * d];
             if cold[r] {
@@ -419,7 +414,20 @@ impl Shard {
             }
             let range = entries.range(r);
             if als {
-                solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut system, &mut rhs);
+                solve_row(
+                    row,
+                    entries,
+                    range,
+                    other,
+                    d,
+                    &free,
+                    fixed,
+                    reg[r],
+                    self.mu,
+                    &mut system,
+                    &mut rhs,
+                    &mut scratch,
+                );
             } else {
                 for _ in 0..self.params.inner_iterations {
                     for &t in &free {
@@ -460,13 +468,8 @@ impl Shard {
         let d = self.d;
         if self.params.algorithm != Algorithm::Ccdpp {
             self.refresh_by_user();
-            let (w, full_h) = (&self.w, &self.full_h);
-            self.test.recompute(
-                self.mu,
-                d,
-                |r| w[r * d..(r + 1) * d].to_vec(),
-                |i| full_h[i * d..(i + 1) * d].to_vec(),
-            );
+            let full_h = &self.full_h;
+            self.test.recompute(self.mu, d, &self.w, |i| Cow::Borrowed(&full_h[i * d..(i + 1) * d]));
         }
         // With a CCD++ factor open the residuals hold R + u v^T and column t is u, v.
         let open = self.open;
@@ -558,6 +561,7 @@ fn solve_row(
     mu: f64,
     system: &mut Vec<f64>,
     rhs: &mut Vec<f64>,
+    scratch: &mut [f64],
 ) {
     let f = free.len();
     system.clear();
@@ -567,7 +571,7 @@ fn solve_row(
     for a in 0..f {
         system[a * f + a] = reg;
     }
-    let mut x = vec![0.0; f];
+    let x = &mut scratch[..f];
     for e in range {
         let o = &other[entries.other[e] as usize * d..(entries.other[e] as usize + 1) * d];
         let target = entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s]);

@@ -358,9 +358,9 @@ fn load_model(dir: &Path) -> Result<Model, Failure> {
 pub fn predict(args: &MfPredictArgs) -> Result<(), Failure> {
     let model = load_model(&args.model)?;
     let pairs = read_pairs(&args.data)?;
-    let mut text = String::from("user,item,prediction\n");
     let (mut squared, mut rated, mut cold) = (0.0, 0usize, 0usize);
-    let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(["user", "item", "prediction"]).map_err(|e| Failure::Run(e.into()))?;
     for pair in &pairs {
         let p = model.predict(&pair.user, &pair.item);
         cold += usize::from(p.cold);
@@ -373,7 +373,7 @@ pub fn predict(args: &MfPredictArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Run(e.into()))?;
     }
     let body = writer.into_inner().map_err(|e| Failure::Run(anyhow::anyhow!("{e}")))?;
-    text.push_str(&String::from_utf8_lossy(&body));
+    let text = String::from_utf8_lossy(&body);
     match &args.out {
         Some(path) => write_string_atomic(path, &text).map_err(|e| Failure::Run(e.into()))?,
         None => print!("{text}"),
