@@ -245,6 +245,29 @@ impl Columns {
         }
     }
 
+    /// Calls `f(row, value)` for every stored value of column `j`, in row order.
+    #[inline]
+    pub fn for_each_entry(&self, j: usize, mut f: impl FnMut(usize, f64)) {
+        match self {
+            Columns::Sparse(m) => {
+                let range = m.indptr[j]..m.indptr[j + 1];
+                for (&i, &x) in m.indices[range.clone()].iter().zip(&m.data[range]) {
+                    f(i as usize, x);
+                }
+            }
+            Columns::Dense(d) => {
+                for (i, &x) in d.data[j * d.rows..(j + 1) * d.rows].iter().enumerate() {
+                    f(i, x);
+                }
+            }
+        }
+    }
+
+    /// `max_i |x_ij|` (0 for an empty column).
+    pub fn max_abs(&self, j: usize) -> f64 {
+        self.values(j).iter().fold(0.0f64, |m, x| m.max(x.abs()))
+    }
+
     /// `||x_j||^2`.
     pub fn sq_norm(&self, j: usize) -> f64 {
         self.values(j).iter().map(|x| x * x).sum()

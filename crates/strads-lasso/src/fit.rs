@@ -8,7 +8,7 @@ use strads_data::{Features, RowSource};
 
 use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker, PathPoint};
 use crate::scheduler::{Budget, Correlation, LassoScheduler};
-use crate::{CheckedParams, LassoError, SchedulerKind};
+use crate::{CheckedParams, LassoError, Loss, SchedulerKind};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +134,11 @@ pub fn fit<L: Launcher>(
         return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
+    if raw.loss == Loss::Logistic
+        && let Some(whole) = data.whole()
+    {
+        check_labels(&whole.y)?;
+    }
     let workers = launcher.workers();
     let ranges = balanced_ranges(&data.row_weights(), workers);
     let whole = data.whole();
@@ -152,6 +157,10 @@ pub fn fit<L: Launcher>(
     };
     let settings = AggregatorSettings {
         lambda: raw.lambda,
+        loss: raw.loss,
+        l1_ratio: raw.l1_ratio,
+        update: raw.update,
+        path_top: raw.path_top,
         intercept: raw.intercept,
         screening: params.screening,
         tol: raw.tol,
@@ -164,8 +173,16 @@ pub fn fit<L: Launcher>(
     let outcome = launcher.run(
         RunOptions { pipeline_depth: raw.pipeline_depth },
         |p| {
-            let (shard, labels) = data.shard(ranges[p].clone())?;
-            Ok(LassoWorker::new(shard.to_columns(), labels))
+            let (shard, mut labels) = data.shard(ranges[p].clone())?;
+            if raw.loss == Loss::Logistic {
+                // 0 and -1 both mean the negative class (check_labels refuses files that mix them).
+                for y in &mut labels {
+                    if *y == 0.0 {
+                        *y = -1.0;
+                    }
+                }
+            }
+            Ok(LassoWorker::with_loss(raw.loss, shard.to_columns(), labels))
         },
         || {
             let now = Instant::now();
@@ -212,4 +229,53 @@ pub fn fit<L: Launcher>(
         set_size: params.set_size(workers),
         candidates: params.candidates(workers),
     }))
+}
+
+/// How the classes of a logistic regression are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LabelForm {
+    /// -1 and 1.
+    MinusOne,
+    /// 0 and 1.
+    Zero,
+}
+
+impl LabelForm {
+    /// The label of the negative class.
+    pub fn negative(self) -> f64 {
+        match self {
+            LabelForm::MinusOne => -1.0,
+            LabelForm::Zero => 0.0,
+        }
+    }
+}
+
+/// Checks the labels of a logistic regression: both classes present, written either as -1 and 1
+/// or as 0 and 1. Returns the form, or an error naming the first bad label and its row (0-based).
+pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
+    let (mut minus, mut zero, mut plus) = (None, None, false);
+    for (i, &v) in y.iter().enumerate() {
+        if v == 1.0 {
+            plus = true;
+        } else if v == -1.0 {
+            minus = minus.or(Some(i));
+        } else if v == 0.0 {
+            zero = zero.or(Some(i));
+        } else {
+            return Err(LassoError::Data(format!(
+                "row {}: label {v} is not a class; logistic regression takes -1 and 1, or 0 and 1",
+                i + 1
+            )));
+        }
+    }
+    match (minus, zero, plus) {
+        (Some(a), Some(b), _) => Err(LassoError::Data(format!(
+            "labels mix -1 (row {}) and 0 (row {}); logistic regression takes -1 and 1, or 0 and 1",
+            a + 1,
+            b + 1
+        ))),
+        (Some(_), None, true) => Ok(LabelForm::MinusOne),
+        (None, Some(_), true) => Ok(LabelForm::Zero),
+        _ => Err(LassoError::Data("the labels have one class only; logistic regression needs two".into())),
+    }
 }

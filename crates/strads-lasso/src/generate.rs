@@ -125,6 +125,18 @@ pub fn generate(spec: &GeneratorSpec) -> Generated {
     Generated { data: Dataset { x: Features::Sparse(x), y, feature_names: None }, beta }
 }
 
+/// Draws a classification problem: the features of [`generate`], and labels 1 with probability
+/// `sigma(x_i . beta)`, -1 otherwise (the noise setting is not used: the logistic model is the noise).
+pub fn generate_classes(spec: &GeneratorSpec) -> Generated {
+    let mut problem = generate(&GeneratorSpec { noise: 0.0, ..spec.clone() });
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed ^ 0x6c6f_6769_7374_6963);
+    for y in &mut problem.data.y {
+        let probability = 1.0 / (1.0 + (-*y).exp());
+        *y = if rng.random_bool(probability) { 1.0 } else { -1.0 };
+    }
+    problem
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

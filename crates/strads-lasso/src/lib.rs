@@ -27,8 +27,8 @@ pub mod reference;
 mod scheduler;
 
 pub use error::LassoError;
-pub use fit::{LassoFit, Status, TracePoint, fit};
-pub use generate::{Generated, GeneratorSpec, generate};
-pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, PriorityRule, SchedulerKind};
+pub use fit::{LabelForm, LassoFit, Status, TracePoint, check_labels, fit};
+pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
+pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind};
 pub use program::PathPoint;
 pub use scheduler::{Correlation, LassoScheduler};

@@ -2,7 +2,10 @@
 //!
 //! | name | default | meaning | range |
 //! |---|---|---|---|
-//! | `lambda` | (required) | L1 weight, or a fraction of `lambda_max = ||X^T y||_inf / n` | `> 0`; ratio in `(0, 1]` |
+//! | `lambda` | (required) | the penalty weight, or a fraction of `lambda_max`, the smallest weight at which every coefficient is zero (`||X^T y||_inf / (n l1_ratio)` for the squared loss) | `> 0`; ratio in `(0, 1]` |
+//! | `loss` | `squared` | `squared` (Lasso, elastic net) or `logistic` (labels -1/1) | |
+//! | `l1_ratio` | 1 | the penalty is `lambda (l1_ratio ||beta||_1 + (1 - l1_ratio) ||beta||^2 / 2)` (scikit-learn's elastic net); 1 is the Lasso | `(0, 1]` |
+//! | `update` | `newton` | logistic coordinate step: `newton` (the exact curvature `sum x_ij^2 p_i (1 - p_i)`, in a trust region that guarantees descent) or `bound` (the curvature bound `||x_j||^2 / 4`: STRADS' update) | |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
 //! | `scheduler` | `dynamic` | `dynamic`, `shotgun`, `cyclic`, `sequential` | |
 //! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic | `L`: coordinates updated in parallel per round | `>= 1` |
@@ -17,6 +20,7 @@
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
 //! | `path` | none | solve for this many `lambda` values, geometric from `lambda_max` down to `lambda`, each from the previous solution | `>= 2` |
+//! | `path_top` | `lambda_max` of the data | the first `lambda` of a path (cross-validation folds share the full data's grid) | `> 0` |
 //! | `max_rounds` | none | stop after this many rounds | `>= 1` |
 //! | `max_seconds` | none | stop after this much training time | `> 0` |
 //! | `gap_every` | auto | rounds between duality-gap checks; auto checks after coordinate work of twice what a check costs | `>= 1` |
@@ -34,6 +38,35 @@ pub enum Lambda {
     Value(f64),
     /// `lambda = ratio x lambda_max`.
     Ratio(f64),
+}
+
+/// The data term of the objective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Loss {
+    /// `||y - beta0 - X beta||^2 / (2n)`: the Lasso and the elastic net.
+    Squared,
+    /// `(1/n) sum log(1 + exp(-y_i (beta0 + x_i . beta)))`, labels -1 and 1: sparse logistic regression.
+    Logistic,
+}
+
+impl Loss {
+    /// The name used on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Loss::Squared => "squared",
+            Loss::Logistic => "logistic",
+        }
+    }
+}
+
+/// The coordinate step of the logistic loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogisticUpdate {
+    /// A Newton step with the exact curvature, kept short enough to lower the objective.
+    Newton,
+    /// The step of the curvature bound `||x_j||^2 / 4` (STRADS' update).
+    Bound,
 }
 
 /// Which coordinates each round updates.
@@ -107,8 +140,16 @@ pub enum GapEvery {
 /// Settings of a Lasso fit, as given.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LassoParams {
-    /// The L1 weight.
+    /// The penalty weight.
     pub lambda: Lambda,
+    /// The data term.
+    pub loss: Loss,
+    /// The share of the L1 term in the penalty (1 for the Lasso).
+    pub l1_ratio: f64,
+    /// The logistic coordinate step.
+    pub update: LogisticUpdate,
+    /// The first `lambda` of a path, or `None` for the data's `lambda_max`.
+    pub path_top: Option<f64>,
     /// Fit an unpenalized intercept.
     pub intercept: bool,
     /// The scheduler.
@@ -155,6 +196,10 @@ impl LassoParams {
     pub fn new(lambda: Lambda) -> Self {
         LassoParams {
             lambda,
+            loss: Loss::Squared,
+            l1_ratio: 1.0,
+            update: LogisticUpdate::Newton,
+            path_top: None,
             intercept: false,
             scheduler: SchedulerKind::Dynamic,
             set_size: None,
@@ -186,6 +231,24 @@ impl LassoParams {
                 return bad(format!("lambda ratio must be in (0, 1], got {r}"));
             }
             _ => {}
+        }
+        if !(self.l1_ratio.is_finite() && self.l1_ratio > 0.0 && self.l1_ratio <= 1.0) {
+            return bad(format!("l1-ratio must be in (0, 1], got {}", self.l1_ratio));
+        }
+        if let Some(top) = self.path_top
+            && !(top.is_finite() && top > 0.0)
+        {
+            return bad(format!("the top of a path must be > 0, got {top}"));
+        }
+        let anderson_asked = self.anderson.is_some_and(|k| k > 0);
+        if anderson_asked && (self.loss != Loss::Squared || self.l1_ratio < 1.0) {
+            return bad("Anderson extrapolation is implemented for the Lasso only (squared loss, l1-ratio 1)".into());
+        }
+        if self.screening == Some(true) && self.l1_ratio < 1.0 {
+            return bad("gap-safe screening is implemented for l1-ratio 1 only".into());
+        }
+        if self.screening == Some(true) && self.loss == Loss::Logistic && self.intercept {
+            return bad("gap-safe screening of the logistic loss is implemented without an intercept only".into());
         }
         if self.set_size == Some(0) {
             return bad("set size must be at least 1".into());
@@ -238,7 +301,9 @@ impl LassoParams {
         if self.gap_every == GapEvery::Rounds(0) {
             return bad("gap-every must be at least 1 round".into());
         }
-        let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic);
+        // The gap-safe test needs the dual of the whole problem: off by default where it is not implemented.
+        let screenable = self.l1_ratio >= 1.0 && !(self.loss == Loss::Logistic && self.intercept);
+        let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic && screenable);
         let working_set = match self.working_set {
             Some(0) => None,
             Some(size) => Some(size),

@@ -1,6 +1,8 @@
-//! The Lasso program: its typed messages, the worker (`push`, `sync`) and the aggregator (`pull`).
+//! The program of L1-regularized linear models (Lasso, elastic net, sparse logistic regression): its
+//! typed messages, the worker (`push`, `sync`) and the aggregator (`pull`).
 //!
-//! Workers own row shards of `X` and `y` and the residuals `r = y - beta0 - X beta` of their rows.
+//! Workers own row shards of `X` and `y` and the residuals `r = y - beta0 - X beta` of their rows
+//! (squared loss) or the margins `z = beta0 + X beta` with the loss' derivatives (logistic loss).
 //! For a round's coordinates they return the partial sums `x_j . r` over their rows; the
 //! aggregator adds them up, applies the coordinate update
 //! `beta_j <- S(x_j . r + ||x_j||^2 beta_j, n lambda) / ||x_j||^2` and commits the changes, which
@@ -9,12 +11,19 @@
 //! `X^T y`), so the aggregator never needs the data itself; gap rounds gather `X^T r` over the
 //! coordinates not yet screened out, from which the aggregator computes the duality gap and the
 //! gap-safe screening test.
+//!
+//! The logistic loss works the same way with two sums per coordinate: the gradient `x_j . u` with
+//! `u_i = y_i sigma(-y_i z_i)` and the curvature `sum x_ij^2 p_i (1 - p_i)`; its intercept moves by a
+//! Newton step at every gap check. Its duality gap is that of the problem with the intercept fixed,
+//! at the dual point `a_i = s p_i` (`s` the scale of the previous check, which the workers hold), plus
+//! the intercept's Newton decrement. The elastic net's L2 term enters the updates' denominators and
+//! the dual through the conjugate of the penalty, `S(|x_j . u|, n lambda l1_ratio)^2 / (2 n lambda (1 - l1_ratio))`.
 
 use serde::{Deserialize, Serialize};
 use strads_core::{Aggregator, Assignment, Program, Pulled, Round, Worker};
 use strads_data::Columns;
 
-use crate::{Lambda, Status, TracePoint};
+use crate::{Lambda, LogisticUpdate, Loss, Status, TracePoint};
 
 /// The Lasso program's message types.
 pub struct LassoProgram;
@@ -58,6 +67,8 @@ pub struct ShardStats {
     pub y_sum: f64,
     /// Sum of squares of the shard's labels.
     pub y_sq: f64,
+    /// `max_i |x_ij|` over the shard's rows.
+    pub col_max: Vec<f64>,
 }
 
 /// What a worker computes for a gap check.
@@ -71,6 +82,12 @@ pub struct GapPartial {
     pub r_sum: f64,
     /// `r . y` over the shard.
     pub r_dot_y: f64,
+    /// Logistic loss: `sum log(1 + exp(-y_i z_i))` over the shard.
+    pub loss: f64,
+    /// Logistic loss: `sum H(s p_i)` over the shard, `H` the binary entropy, `s` the dual scale.
+    pub entropy: f64,
+    /// Logistic loss: `sum p_i (1 - p_i)`, the intercept's curvature.
+    pub curvature: f64,
 }
 
 /// One worker's answer.
@@ -78,7 +95,8 @@ pub struct GapPartial {
 pub enum Partial {
     /// Answer to [`Task::Stats`].
     Stats(ShardStats),
-    /// `x_j . r` for the task's coordinates, in the task's order.
+    /// `x_j . r` for the task's coordinates, in the task's order (squared loss); `x_j . u` and
+    /// `sum x_ij^2 p_i (1 - p_i)` for each, one after the other (logistic loss).
     Update(Vec<f64>),
     /// Answer to [`Task::Gap`].
     Gap(GapPartial),
@@ -108,6 +126,8 @@ pub struct Commit {
     pub unscreen: bool,
     /// After applying the rest, keep a snapshot of the residual in this slot.
     pub snapshot: Option<u8>,
+    /// Logistic loss: the scale of the dual point for the next gap check.
+    pub dual_scale: Option<f64>,
 }
 
 /// What the aggregator tells the scheduler.
@@ -150,13 +170,20 @@ pub enum Feedback {
     },
 }
 
-/// A worker: one row shard of the data and its residuals.
+/// A worker: one row shard of the data and its residuals (or margins).
 pub struct LassoWorker {
+    loss: Loss,
     x: Columns,
     y: Vec<f64>,
-    /// Residuals without the intercept: the true residual is `r - offset`.
+    /// Squared loss: residuals without the intercept, the true residual is `r - offset`. Logistic
+    /// loss: margins without the intercept, `z = r + offset`.
     r: Vec<f64>,
     offset: f64,
+    /// Logistic loss: `u_i = y_i p_i` and `w_i = p_i (1 - p_i)`, `p_i = sigma(-y_i z_i)`.
+    u: Vec<f64>,
+    w: Vec<f64>,
+    /// Logistic loss: the scale of the dual point `a = s p` the next gap check evaluates.
+    dual_scale: f64,
     col_sum: Vec<f64>,
     active: Vec<u32>,
     /// Residual snapshots (stored residual and intercept offset) for Anderson extrapolation.
@@ -166,18 +193,87 @@ pub struct LassoWorker {
 }
 
 impl LassoWorker {
-    /// A worker for one shard's columns and labels.
+    /// A squared-loss worker for one shard's columns and labels.
     pub fn new(x: Columns, y: Vec<f64>) -> Self {
+        Self::with_loss(Loss::Squared, x, y)
+    }
+
+    /// A worker for one shard's columns and labels (-1 or 1 for the logistic loss).
+    pub fn with_loss(loss: Loss, x: Columns, y: Vec<f64>) -> Self {
         let col_sum = (0..x.cols()).map(|j| x.sum(j)).collect();
         let active = (0..x.cols() as u32).collect();
-        let r = y.clone();
-        LassoWorker { x, y, r, offset: 0.0, col_sum, active, snapshots: vec![], pending: None }
+        let (r, u, w) = match loss {
+            Loss::Squared => (y.clone(), vec![], vec![]),
+            Loss::Logistic => (vec![0.0; y.len()], y.iter().map(|y| 0.5 * y).collect(), vec![0.25; y.len()]),
+        };
+        LassoWorker {
+            loss,
+            x,
+            y,
+            r,
+            offset: 0.0,
+            u,
+            w,
+            dual_scale: 1.0,
+            col_sum,
+            active,
+            snapshots: vec![],
+            pending: None,
+        }
     }
 
     #[inline]
     fn dot(&self, j: usize) -> f64 {
-        self.x.dot(j, &self.r) - self.offset * self.col_sum[j]
+        match self.loss {
+            Loss::Squared => self.x.dot(j, &self.r) - self.offset * self.col_sum[j],
+            Loss::Logistic => self.x.dot(j, &self.u),
+        }
     }
+
+    /// Logistic loss: the gradient and curvature sums of coordinate `j`.
+    #[inline]
+    fn newton_sums(&self, j: usize) -> (f64, f64) {
+        let (u, w) = (&self.u, &self.w);
+        let (mut g, mut h) = (0.0, 0.0);
+        self.x.for_each_entry(j, |i, v| {
+            g += v * u[i];
+            h += v * v * w[i];
+        });
+        (g, h)
+    }
+
+    fn logistic_gap(&self) -> GapPartial {
+        let (mut loss, mut entropy, mut r_sum, mut curvature) = (0.0, 0.0, 0.0, 0.0);
+        for i in 0..self.y.len() {
+            let y = self.y[i];
+            loss += log1p_exp(-y * (self.r[i] + self.offset));
+            entropy += binary_entropy(self.dual_scale * self.u[i] * y);
+            r_sum += self.u[i];
+            curvature += self.w[i];
+        }
+        let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
+        GapPartial { xtr, r_sq: 0.0, r_sum, r_dot_y: 0.0, loss, entropy, curvature }
+    }
+}
+
+/// `(u, w) = (y p, p (1 - p))` with `p = sigma(-y z)`, the logistic loss' negative derivative and curvature.
+#[inline]
+fn logistic_derivatives(y: f64, z: f64) -> (f64, f64) {
+    let p = 1.0 / (1.0 + (y * z).exp());
+    (y * p, p * (1.0 - p))
+}
+
+/// `log(1 + exp(t))` without overflow.
+#[inline]
+pub fn log1p_exp(t: f64) -> f64 {
+    if t > 0.0 { t + (-t).exp().ln_1p() } else { t.exp().ln_1p() }
+}
+
+/// `-a ln a - (1 - a) ln (1 - a)`, 0 at 0 and 1.
+#[inline]
+fn binary_entropy(a: f64) -> f64 {
+    let term = |v: f64| if v > 0.0 { -v * v.ln() } else { 0.0 };
+    term(a) + term(1.0 - a)
 }
 
 impl Worker<LassoProgram> for LassoWorker {
@@ -193,9 +289,22 @@ impl Worker<LassoProgram> for LassoWorker {
                     xty: self.x.transpose_mul(&self.y),
                     y_sum: self.y.iter().sum(),
                     y_sq: self.y.iter().map(|v| v * v).sum(),
+                    col_max: (0..cols).map(|j| self.x.max_abs(j)).collect(),
                 })
             }
-            Task::Update(coords) => Partial::Update(coords.iter().map(|&j| self.dot(j as usize)).collect()),
+            Task::Update(coords) => match self.loss {
+                Loss::Squared => Partial::Update(coords.iter().map(|&j| self.dot(j as usize)).collect()),
+                Loss::Logistic => Partial::Update(
+                    coords
+                        .iter()
+                        .flat_map(|&j| {
+                            let (g, h) = self.newton_sums(j as usize);
+                            [g, h]
+                        })
+                        .collect(),
+                ),
+            },
+            Task::Gap if self.loss == Loss::Logistic => Partial::Gap(self.logistic_gap()),
             Task::Gap => {
                 let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
                 for (r, y) in self.r.iter().zip(&self.y) {
@@ -205,7 +314,7 @@ impl Worker<LassoProgram> for LassoWorker {
                     r_dot_y += r * y;
                 }
                 let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
-                Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y })
+                Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y, loss: 0.5 * r_sq, entropy: 0.0, curvature: 0.0 })
             }
             Task::Extrapolate(mix) => {
                 let mut candidate = vec![0.0; self.r.len()];
@@ -231,10 +340,32 @@ impl Worker<LassoProgram> for LassoWorker {
     }
 
     fn sync(&mut self, _round: Round, commit: &Commit) {
-        for &(j, delta) in &commit.deltas {
-            self.x.axpy(j as usize, -delta, &mut self.r);
+        match self.loss {
+            Loss::Squared => {
+                for &(j, delta) in &commit.deltas {
+                    self.x.axpy(j as usize, -delta, &mut self.r);
+                }
+                self.offset += commit.intercept_delta;
+            }
+            Loss::Logistic => {
+                let (r, u, w, y, offset) = (&mut self.r, &mut self.u, &mut self.w, &self.y, self.offset);
+                for &(j, delta) in &commit.deltas {
+                    self.x.for_each_entry(j as usize, |i, v| {
+                        r[i] += delta * v;
+                        (u[i], w[i]) = logistic_derivatives(y[i], r[i] + offset);
+                    });
+                }
+                if commit.intercept_delta != 0.0 {
+                    self.offset += commit.intercept_delta;
+                    for i in 0..self.y.len() {
+                        (self.u[i], self.w[i]) = logistic_derivatives(self.y[i], self.r[i] + self.offset);
+                    }
+                }
+            }
         }
-        self.offset += commit.intercept_delta;
+        if let Some(scale) = commit.dual_scale {
+            self.dual_scale = scale;
+        }
         if !commit.screened.is_empty() {
             remove_sorted(&mut self.active, &commit.screened);
         }
@@ -292,8 +423,16 @@ pub fn soft_threshold(z: f64, t: f64) -> f64 {
 /// The settings the aggregator needs.
 #[derive(Clone, Copy, Debug)]
 pub struct AggregatorSettings {
-    /// The L1 weight as given.
+    /// The penalty weight as given.
     pub lambda: Lambda,
+    /// The data term.
+    pub loss: Loss,
+    /// The share of the L1 term in the penalty.
+    pub l1_ratio: f64,
+    /// The logistic coordinate step.
+    pub update: LogisticUpdate,
+    /// The first `lambda` of a path, when not the data's `lambda_max`.
+    pub path_top: Option<f64>,
     /// Fit an intercept.
     pub intercept: bool,
     /// Gap-safe screening.
@@ -319,14 +458,21 @@ pub struct LassoAggregator<'o> {
     started: std::time::Instant,
     observer: &'o mut dyn FnMut(&TracePoint),
     n: f64,
-    /// `n lambda`: the threshold of the unscaled update.
+    /// `n lambda l1_ratio`: the threshold of the unscaled update.
     alpha: f64,
+    /// `n lambda (1 - l1_ratio)`: the L2 weight of the unscaled objective.
+    ridge: f64,
     lambda: f64,
     lambda_max: f64,
     beta: Vec<f64>,
     beta0: f64,
     col_sq: Vec<f64>,
     col_sum: Vec<f64>,
+    col_max: Vec<f64>,
+    /// Logistic loss: the scale of the dual point the workers evaluate at the next check.
+    dual_scale: f64,
+    /// The objective at `beta = 0` with the best intercept.
+    initial: f64,
     y_sum: f64,
     y_sq: f64,
     /// Sum of the true residuals, tracked through commits and refreshed at every gap check.
@@ -404,12 +550,16 @@ impl<'o> LassoAggregator<'o> {
             observer,
             n: 0.0,
             alpha: 0.0,
+            ridge: 0.0,
             lambda: 0.0,
             lambda_max: 0.0,
             beta: vec![],
             beta0: 0.0,
             col_sq: vec![],
             col_sum: vec![],
+            col_max: vec![],
+            dual_scale: 1.0,
+            initial: 0.0,
             y_sum: 0.0,
             y_sq: 0.0,
             r_sum: 0.0,
@@ -451,7 +601,9 @@ impl<'o> LassoAggregator<'o> {
         self.lambda
     }
 
-    /// `||X^T (y - mean)||_inf / n` (centred when there is an intercept).
+    /// The smallest `lambda` at which every coefficient is zero: `||X^T (y - mean)||_inf / (n l1_ratio)`
+    /// for the squared loss (centred when there is an intercept), `||X^T u||_inf / (n l1_ratio)` at
+    /// `beta = 0` for the logistic loss.
     pub fn lambda_max(&self) -> f64 {
         self.lambda_max
     }
@@ -459,6 +611,12 @@ impl<'o> LassoAggregator<'o> {
     /// Coordinates screened out so far.
     pub fn screened(&self) -> usize {
         self.screened.iter().filter(|&&s| s).count()
+    }
+
+    fn set_lambda(&mut self, lambda: f64) {
+        self.lambda = lambda;
+        self.alpha = self.n * lambda * self.settings.l1_ratio;
+        self.ridge = self.n * lambda * (1.0 - self.settings.l1_ratio);
     }
 
     fn set_beta(&mut self, j: usize, value: f64) {
@@ -486,6 +644,9 @@ impl<'o> LassoAggregator<'o> {
                     add_into(&mut t.col_sum, &s.col_sum);
                     add_into(&mut t.col_nnz, &s.col_nnz);
                     add_into(&mut t.xty, &s.xty);
+                    for (a, &b) in t.col_max.iter_mut().zip(&s.col_max) {
+                        *a = a.max(b);
+                    }
                 }
             }
         }
@@ -494,21 +655,46 @@ impl<'o> LassoAggregator<'o> {
         };
         let p = t.col_sq.len();
         self.n = t.rows as f64;
-        let y_mean = if self.settings.intercept { t.y_sum / self.n } else { 0.0 };
-        self.lambda_max =
-            t.xty.iter().zip(&t.col_sum).map(|(xty, sum)| (xty - y_mean * sum).abs()).fold(0.0, f64::max) / self.n;
-        self.lambda = match self.settings.lambda {
+        let n = self.n;
+        // The intercept at beta = 0, and the gradient's largest entry there.
+        let (start, max_gradient) = match self.settings.loss {
+            Loss::Squared => {
+                let y_mean = if self.settings.intercept { t.y_sum / n } else { 0.0 };
+                self.initial = (t.y_sq - n * y_mean * y_mean).max(0.0) / (2.0 * n.max(1.0));
+                let g = t.xty.iter().zip(&t.col_sum).map(|(xty, sum)| (xty - y_mean * sum).abs()).fold(0.0, f64::max);
+                (y_mean, g)
+            }
+            Loss::Logistic => {
+                // Labels are -1 and 1: y_sum = n_pos - n_neg, and x_j . 1_pos = (sum_j + xty_j) / 2.
+                let n_pos = (n + t.y_sum) / 2.0;
+                let n_neg = n - n_pos;
+                let b0 = if self.settings.intercept && n_pos > 0.0 && n_neg > 0.0 { (n_pos / n_neg).ln() } else { 0.0 };
+                self.initial = (n_pos * log1p_exp(-b0) + n_neg * log1p_exp(b0)) / n.max(1.0);
+                // u_i = y_i sigma(-y_i b0): sigma(-b0) for the positives, sigma(b0) for the negatives.
+                let (up, un) = (1.0 / (1.0 + b0.exp()), 1.0 / (1.0 + (-b0).exp()));
+                let g = t
+                    .xty
+                    .iter()
+                    .zip(&t.col_sum)
+                    .map(|(xty, sum)| (up * (sum + xty) / 2.0 - un * (sum - xty) / 2.0).abs())
+                    .fold(0.0, f64::max);
+                (b0, g)
+            }
+        };
+        self.lambda_max = max_gradient / (n * self.settings.l1_ratio);
+        let mut lambda = match self.settings.lambda {
             Lambda::Value(l) => l,
             Lambda::Ratio(r) => r * self.lambda_max,
         };
         if let Some(points) = self.settings.path {
-            // From lambda_max down to lambda, evenly spaced on a log scale.
-            let top = self.lambda_max.max(self.lambda);
-            let ratio = self.lambda / top;
+            // From lambda_max (or the given top) down to lambda, evenly spaced on a log scale.
+            let top = self.settings.path_top.unwrap_or(self.lambda_max).max(lambda);
+            let ratio = lambda / top;
             self.grid = (0..points).map(|i| top * ratio.powf(i as f64 / (points - 1).max(1) as f64)).collect();
-            self.lambda = self.grid[0];
+            lambda = self.grid[0];
         }
-        self.alpha = self.n * self.lambda;
+        self.set_lambda(lambda);
+        let y_mean = start;
         self.beta = vec![0.0; p];
         self.last_commit = vec![NEVER; p];
         self.screened = vec![false; p];
@@ -517,6 +703,7 @@ impl<'o> LassoAggregator<'o> {
         self.y_sq = t.y_sq;
         self.beta0 = y_mean;
         self.r_sum = t.y_sum - self.n * y_mean;
+        self.col_max = t.col_max;
         let excluded: Vec<u32> = (0..p as u32).filter(|&j| t.col_sq[j as usize] <= 0.0).collect();
         self.col_sq = t.col_sq;
         self.col_sum = t.col_sum;
@@ -525,7 +712,8 @@ impl<'o> LassoAggregator<'o> {
     }
 
     fn update(&mut self, round: Round, coords: &[u32], partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
-        let mut sums = vec![0.0; coords.len()];
+        let per = if self.settings.loss == Loss::Logistic { 2 } else { 1 };
+        let mut sums = vec![0.0; per * coords.len()];
         for partial in &partials {
             if let Partial::Update(dots) = partial {
                 for (s, d) in sums.iter_mut().zip(dots) {
@@ -535,7 +723,7 @@ impl<'o> LassoAggregator<'o> {
         }
         let mut deltas = Vec::with_capacity(coords.len());
         let mut changes = Vec::with_capacity(coords.len());
-        for (&j, &g) in coords.iter().zip(&sums) {
+        for (k, &j) in coords.iter().enumerate() {
             let jj = j as usize;
             let norm = self.col_sq[jj];
             let last = self.last_commit[jj];
@@ -550,7 +738,25 @@ impl<'o> LassoAggregator<'o> {
                 continue;
             }
             let old = self.beta[jj];
-            let new = soft_threshold(g + norm * old, self.alpha) / norm;
+            let new = match self.settings.loss {
+                Loss::Squared => soft_threshold(sums[k] + norm * old, self.alpha) / (norm + self.ridge),
+                Loss::Logistic => {
+                    let g = sums[2 * k];
+                    let h = match self.settings.update {
+                        LogisticUpdate::Newton => sums[2 * k + 1].max(1e-12 * norm),
+                        LogisticUpdate::Bound => 0.25 * norm,
+                    };
+                    let new = soft_threshold(g + h * old, self.alpha) / (h + self.ridge);
+                    if self.settings.update == LogisticUpdate::Newton {
+                        // Within |delta| max_i |x_ij| <= 1/2 every row's curvature stays within
+                        // e^(1/2) < 2 of where it was measured, which makes the step lower the objective.
+                        let limit = 0.5 / self.col_max[jj];
+                        old + (new - old).clamp(-limit, limit)
+                    } else {
+                        new
+                    }
+                }
+            };
             if !new.is_finite() {
                 self.status = Some(Status::Diverged);
                 changes.push((j, 0.0));
@@ -569,7 +775,7 @@ impl<'o> LassoAggregator<'o> {
         }
         self.update_rounds += 1;
         let mut intercept_delta = 0.0;
-        if self.settings.intercept && self.n > 0.0 {
+        if self.settings.intercept && self.n > 0.0 && self.settings.loss == Loss::Squared {
             intercept_delta = self.r_sum / self.n;
             self.beta0 += intercept_delta;
             self.r_sum -= intercept_delta * self.n;
@@ -677,21 +883,29 @@ impl<'o> LassoAggregator<'o> {
 
     fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let mut xtr = vec![0.0; self.active.len()];
-        let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
+        let mut total =
+            GapPartial { xtr: vec![], r_sq: 0.0, r_sum: 0.0, r_dot_y: 0.0, loss: 0.0, entropy: 0.0, curvature: 0.0 };
         for partial in &partials {
             if let Partial::Gap(g) = partial {
                 add_into(&mut xtr, &g.xtr);
-                r_sq += g.r_sq;
-                r_sum += g.r_sum;
-                r_dot_y += g.r_dot_y;
+                total.r_sq += g.r_sq;
+                total.r_sum += g.r_sum;
+                total.r_dot_y += g.r_dot_y;
+                total.loss += g.loss;
+                total.entropy += g.entropy;
+                total.curvature += g.curvature;
             }
         }
-        self.r_sum = r_sum;
         let n = self.n.max(1.0);
-        let (mean, centered) = if self.settings.intercept { (r_sum / n, true) } else { (0.0, false) };
-        let rc_sq = (r_sq - n * mean * mean).max(0.0);
-        let rc_dot_y = r_dot_y - mean * self.y_sum;
-        // X^T r_c over the active coordinates.
+        let logistic = self.settings.loss == Loss::Logistic;
+        // The squared loss' residual is centred when there is an intercept (the logistic loss
+        // keeps its intercept fixed in the dual and moves it by a Newton step below).
+        let (mean, centered) =
+            if self.settings.intercept && !logistic { (total.r_sum / n, true) } else { (0.0, false) };
+        if !logistic {
+            self.r_sum = total.r_sum;
+        }
+        // X^T r_c (squared) or X^T u (logistic) over the active coordinates.
         let mut max_corr = 0.0f64;
         for (k, &j) in self.active.iter().enumerate() {
             if centered {
@@ -699,12 +913,51 @@ impl<'o> LassoAggregator<'o> {
             }
             max_corr = max_corr.max(xtr[k].abs());
         }
-        let scale = if max_corr > self.alpha { self.alpha / max_corr } else { 1.0 };
-        let primal_scaled = 0.5 * r_sq + self.alpha * self.l1;
-        let dual_scaled = scale * rc_dot_y - 0.5 * scale * scale * rc_sq;
+        let l2: f64 = if self.ridge > 0.0 { self.beta.iter().map(|b| b * b).sum() } else { 0.0 };
+        let primal_scaled = total.loss + self.alpha * self.l1 + 0.5 * self.ridge * l2;
+        // The conjugate of the elastic net's penalty, at X^T u.
+        let ridge_conjugate = || -> f64 {
+            xtr.iter().map(|c| soft_threshold(c.abs(), self.alpha).powi(2)).sum::<f64>() / (2.0 * self.ridge)
+        };
+        let mut scale = if max_corr > self.alpha { self.alpha / max_corr } else { 1.0 };
+        let mut intercept_delta = 0.0;
+        let mut dual_scale = None;
+        let (dual_scaled, intercept_gap) = if logistic {
+            // D(a) = sum H(a_i) - beta0 sum y_i a_i at a = s p, s the scale the workers used.
+            let at_used = total.entropy - self.dual_scale * self.beta0 * total.r_sum;
+            let dual = if self.ridge > 0.0 {
+                scale = 1.0;
+                at_used - ridge_conjugate()
+            } else if scale >= self.dual_scale {
+                at_used
+            } else {
+                // s p is not feasible; the dual is concave in s and 0 at s = 0: the chord bounds it.
+                scale / self.dual_scale * at_used
+            };
+            if self.ridge == 0.0 {
+                dual_scale = Some(scale);
+                self.dual_scale = scale;
+            }
+            let mut intercept_gap = 0.0;
+            if self.settings.intercept && total.curvature > 0.0 {
+                // The Newton decrement estimates what the intercept has left to gain.
+                intercept_gap = 0.5 * total.r_sum * total.r_sum / total.curvature;
+                intercept_delta = (total.r_sum / total.curvature).clamp(-0.5, 0.5);
+            }
+            (dual, intercept_gap)
+        } else {
+            let rc_sq = (total.r_sq - n * mean * mean).max(0.0);
+            let rc_dot_y = total.r_dot_y - mean * self.y_sum;
+            if self.ridge > 0.0 {
+                scale = 1.0;
+                (rc_dot_y - 0.5 * rc_sq - ridge_conjugate(), 0.0)
+            } else {
+                (scale * rc_dot_y - 0.5 * scale * scale * rc_sq, 0.0)
+            }
+        };
         let primal = primal_scaled / n;
-        let dual = dual_scaled / n;
-        let gap_scaled = (primal_scaled - dual_scaled).max(0.0);
+        let dual = (dual_scaled - intercept_gap) / n;
+        let gap_scaled = (primal_scaled - dual_scaled + intercept_gap).max(0.0);
         let relative_gap = if primal > 0.0 { (primal - dual).max(0.0) / primal } else { 0.0 };
         let report = GapReport { primal, dual, relative_gap };
         self.last = Some(report);
@@ -721,7 +974,7 @@ impl<'o> LassoAggregator<'o> {
         (self.observer)(&point);
         self.trace.push(point);
 
-        let initial = self.initial_objective();
+        let initial = self.initial;
         if self.status.is_none() {
             if !primal.is_finite() || primal > 1e12 * initial.max(f64::MIN_POSITIVE) {
                 self.status = Some(Status::Diverged);
@@ -746,7 +999,8 @@ impl<'o> LassoAggregator<'o> {
         let mut screened_now = Vec::new();
         let mut deltas = Vec::new();
         let screening = self.settings.screening && self.status.is_none() && primal.is_finite();
-        let radius = (2.0 * gap_scaled).sqrt();
+        // The dual is 1-strongly concave for the squared loss, 4-strongly for the logistic one.
+        let radius = if logistic { (0.5 * gap_scaled).sqrt() } else { (2.0 * gap_scaled).sqrt() };
         // Distance of each remaining coordinate to its optimality bound, for the working set.
         let mut scores: Vec<(f64, u32)> = Vec::new();
         for (k, correlation) in xtr.iter().enumerate() {
@@ -802,8 +1056,26 @@ impl<'o> LassoAggregator<'o> {
         } else {
             None
         };
-        let commit = (!deltas.is_empty() || !screened_now.is_empty() || snapshot.is_some())
-            .then(|| Assignment::All(Commit { deltas, screened: screened_now.clone(), snapshot, ..Commit::default() }));
+        if intercept_delta != 0.0 && self.status.is_none() {
+            self.beta0 += intercept_delta;
+        } else {
+            intercept_delta = 0.0;
+        }
+        let commit = (!deltas.is_empty()
+            || !screened_now.is_empty()
+            || snapshot.is_some()
+            || intercept_delta != 0.0
+            || dual_scale.is_some())
+        .then(|| {
+            Assignment::All(Commit {
+                deltas,
+                screened: screened_now.clone(),
+                snapshot,
+                intercept_delta,
+                dual_scale,
+                ..Commit::default()
+            })
+        });
         let feedback = Feedback::Checked { screened: screened_now, working_set, stop: self.status, restart: false };
         Pulled { commit, feedback }
     }
@@ -832,8 +1104,7 @@ impl<'o> LassoAggregator<'o> {
     /// Moves a path to its next `lambda`, starting from the current model (a warm start).
     fn next_lambda(&mut self) -> Pulled<Commit, Feedback> {
         self.stage += 1;
-        self.lambda = self.grid[self.stage];
-        self.alpha = self.n * self.lambda;
+        self.set_lambda(self.grid[self.stage]);
         self.status = None;
         // Screening is valid for one lambda only: everything is back in play.
         self.screened.iter_mut().for_each(|s| *s = false);
@@ -841,13 +1112,6 @@ impl<'o> LassoAggregator<'o> {
         let commit = Commit { unscreen: true, ..Commit::default() };
         let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true };
         Pulled { commit: Some(Assignment::All(commit)), feedback }
-    }
-
-    /// The objective at `beta = 0` (with the best intercept when there is one).
-    fn initial_objective(&self) -> f64 {
-        let n = self.n.max(1.0);
-        let mean = if self.settings.intercept { self.y_sum / n } else { 0.0 };
-        (self.y_sq - n * mean * mean).max(0.0) / (2.0 * n)
     }
 }
 

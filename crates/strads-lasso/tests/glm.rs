@@ -1,0 +1,188 @@
+//! Sparse logistic regression and the elastic net on the same engine, against plain sequential solvers
+//! and the optimality conditions.
+
+use strads_data::Dataset;
+use strads_lasso::reference::{glm_descent, glm_kkt_violation, glm_objective};
+use strads_lasso::{
+    GeneratorSpec, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, SchedulerKind, Status, check_labels,
+    fit, generate, generate_classes,
+};
+use strads_runtime::Embedded;
+
+const ALL: [SchedulerKind; 4] =
+    [SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential];
+
+fn spec(seed: u64) -> GeneratorSpec {
+    GeneratorSpec { rows: 240, features: 120, block: 4, correlation: 0.3, density: 0.3, support: 10, noise: 0.5, seed }
+}
+
+fn classes(seed: u64) -> Dataset {
+    generate_classes(&spec(seed)).data
+}
+
+fn run(data: &Dataset, params: LassoParams, workers: usize) -> LassoFit {
+    let checked = params.check().unwrap();
+    let launcher = Embedded::new(workers).unwrap();
+    fit(data, &checked, &launcher, &mut |_| {}).unwrap().unwrap()
+}
+
+fn params(loss: Loss, scheduler: SchedulerKind, lambda: Lambda, l1_ratio: f64, intercept: bool) -> LassoParams {
+    let mut p = LassoParams::new(lambda);
+    p.loss = loss;
+    p.l1_ratio = l1_ratio;
+    p.scheduler = scheduler;
+    p.intercept = intercept;
+    p.tol = 1e-11;
+    p.set_size = if scheduler == SchedulerKind::Sequential { None } else { Some(4) };
+    p
+}
+
+/// Every scheduler on 1, 2 and 4 workers reaches the sequential solver's objective to 1e-8 and
+/// meets the optimality conditions.
+fn check_every_scheduler(data: &Dataset, loss: Loss, l1_ratio: f64, intercept: bool) {
+    // lambda_max as the aggregator computes it, from a run at lambda_max itself.
+    let top = run(data, params(loss, SchedulerKind::Sequential, Lambda::Ratio(1.0), l1_ratio, intercept), 1);
+    let above = params(loss, SchedulerKind::Sequential, Lambda::Value(top.lambda_max * 1.0001), l1_ratio, intercept);
+    assert_eq!(run(data, above, 1).nnz(), 0, "above lambda_max every coefficient is zero");
+    let below = params(loss, SchedulerKind::Sequential, Lambda::Value(top.lambda_max * 0.99), l1_ratio, intercept);
+    assert!(run(data, below, 1).nnz() > 0, "below lambda_max some coefficient is not");
+    let lambda = top.lambda_max / 10.0;
+    let (beta, beta0) = glm_descent(data, loss, lambda, l1_ratio, intercept, 1e-14, 200_000);
+    let optimum = glm_objective(data, loss, &beta, beta0, lambda, l1_ratio);
+    let kkt = glm_kkt_violation(data, loss, &beta, beta0, lambda, l1_ratio, intercept);
+    assert!(kkt < 1e-8 * lambda, "the reference is optimal: {kkt}");
+    assert!(beta.iter().any(|&b| b != 0.0) && beta.contains(&0.0), "a sparse, nonzero optimum");
+    for scheduler in ALL {
+        for workers in [1, 2, 4] {
+            let model = run(data, params(loss, scheduler, Lambda::Value(lambda), l1_ratio, intercept), workers);
+            let label =
+                format!("{} {} l1_ratio={l1_ratio} P={workers} intercept={intercept}", loss.name(), scheduler.name());
+            assert_eq!(model.status, Status::Converged, "{label}");
+            let reached = glm_objective(data, loss, &model.beta, model.intercept, lambda, l1_ratio);
+            assert!(
+                (reached - model.objective).abs() <= 1e-9 * optimum,
+                "{label}: reported {} vs {reached}",
+                model.objective
+            );
+            assert!((reached - optimum).abs() <= 1e-8 * optimum, "{label}: {reached} vs {optimum}");
+            let kkt = glm_kkt_violation(data, loss, &model.beta, model.intercept, lambda, l1_ratio, intercept);
+            assert!(kkt <= 1e-4 * lambda, "{label}: KKT violation {kkt} at lambda {lambda}");
+            assert!(model.duality_gap <= 1e-11, "{label}: gap {}", model.duality_gap);
+        }
+    }
+}
+
+#[test]
+fn logistic_regression_reaches_the_sequential_optimum_with_every_scheduler() {
+    let data = classes(1);
+    check_every_scheduler(&data, Loss::Logistic, 1.0, false);
+    check_every_scheduler(&data, Loss::Logistic, 1.0, true);
+}
+
+#[test]
+fn the_elastic_net_reaches_the_sequential_optimum_for_both_losses() {
+    check_every_scheduler(&classes(2), Loss::Logistic, 0.5, true);
+    let regression = generate(&spec(3)).data;
+    check_every_scheduler(&regression, Loss::Squared, 0.5, false);
+    check_every_scheduler(&regression, Loss::Squared, 0.3, true);
+}
+
+#[test]
+fn strads_bound_update_reaches_the_same_optimum_as_newton_in_more_updates() {
+    let data = classes(4);
+    let mut newton = params(Loss::Logistic, SchedulerKind::Cyclic, Lambda::Ratio(0.1), 1.0, false);
+    newton.tol = 1e-9;
+    let mut bound = newton.clone();
+    bound.update = LogisticUpdate::Bound;
+    let (a, b) = (run(&data, newton, 2), run(&data, bound, 2));
+    assert_eq!((a.status, b.status), (Status::Converged, Status::Converged));
+    assert!((a.objective - b.objective).abs() <= 1e-8 * a.objective, "{} vs {}", a.objective, b.objective);
+    assert!(a.updates < b.updates, "Newton {} updates, bound {}", a.updates, b.updates);
+}
+
+#[test]
+fn sequential_newton_steps_never_raise_the_objective() {
+    let data = classes(5);
+    for intercept in [false, true] {
+        let mut p = params(Loss::Logistic, SchedulerKind::Sequential, Lambda::Ratio(0.05), 1.0, intercept);
+        p.gap_every = strads_lasso::GapEvery::Rounds(7);
+        let model = run(&data, p, 1);
+        for pair in model.trace.windows(2) {
+            assert!(pair[1].objective <= pair[0].objective * (1.0 + 1e-12), "{:?} then {:?}", pair[0], pair[1]);
+        }
+    }
+}
+
+#[test]
+fn zero_one_labels_give_the_model_of_minus_one_one_labels() {
+    let data = classes(6);
+    let mut zero_one = data.clone();
+    zero_one.y.iter_mut().for_each(|y| *y = y.max(0.0));
+    assert_eq!(check_labels(&data.y).unwrap(), LabelForm::MinusOne);
+    assert_eq!(check_labels(&zero_one.y).unwrap(), LabelForm::Zero);
+    let p = params(Loss::Logistic, SchedulerKind::Dynamic, Lambda::Ratio(0.1), 1.0, true);
+    let (a, b) = (run(&data, p.clone(), 2), run(&zero_one, p, 2));
+    assert_eq!(a.beta, b.beta);
+    assert_eq!(a.intercept, b.intercept);
+}
+
+#[test]
+fn labels_that_are_not_two_classes_are_refused() {
+    let data = classes(7);
+    let refused = |change: &dyn Fn(&mut Vec<f64>)| {
+        let mut bad = data.clone();
+        change(&mut bad.y);
+        let checked = params(Loss::Logistic, SchedulerKind::Cyclic, Lambda::Ratio(0.1), 1.0, false).check().unwrap();
+        let launcher = Embedded::new(1).unwrap();
+        fit(&bad, &checked, &launcher, &mut |_| {}).unwrap_err().to_string()
+    };
+    assert!(refused(&|y| y[3] = 2.0).contains("row 4: label 2 is not a class"));
+    assert!(refused(&|y| y[0] = 0.5).contains("row 1: label 0.5"));
+    assert!(refused(&|y| y[5] = 0.0).contains("mix -1"));
+    assert!(refused(&|y| y.iter_mut().for_each(|v| *v = 1.0)).contains("one class"));
+}
+
+#[test]
+fn a_logistic_path_matches_independent_fits() {
+    let data = classes(8);
+    for l1_ratio in [1.0, 0.7] {
+        let mut p = params(Loss::Logistic, SchedulerKind::Dynamic, Lambda::Ratio(0.02), l1_ratio, true);
+        p.path = Some(6);
+        p.tol = 1e-10;
+        let path = run(&data, p.clone(), 2);
+        assert_eq!(path.path.len(), 6);
+        assert_eq!(path.path[0].nnz, 0, "the path starts at lambda_max");
+        for point in &path.path {
+            assert_eq!(point.status, Status::Converged);
+            let mut single = p.clone();
+            single.path = None;
+            single.lambda = Lambda::Value(point.lambda);
+            let alone = run(&data, single, 2);
+            let mut beta = vec![0.0; alone.beta.len()];
+            for &(j, b) in &point.coefficients {
+                beta[j as usize] = b;
+            }
+            let on_path = glm_objective(&data, Loss::Logistic, &beta, point.intercept, point.lambda, l1_ratio);
+            assert!(
+                (on_path - alone.objective).abs() <= 1e-8 * alone.objective,
+                "lambda {}: path {on_path} vs alone {}",
+                point.lambda,
+                alone.objective
+            );
+        }
+    }
+}
+
+#[test]
+fn a_path_can_start_from_a_given_top() {
+    let data = classes(9);
+    let mut p = params(Loss::Logistic, SchedulerKind::Sequential, Lambda::Value(0.01), 1.0, false);
+    p.path = Some(3);
+    p.path_top = Some(0.04);
+    let model = run(&data, p, 1);
+    let lambdas: Vec<f64> = model.path.iter().map(|q| q.lambda).collect();
+    assert_eq!(lambdas.len(), 3);
+    assert!(
+        (lambdas[0] - 0.04).abs() < 1e-15 && (lambdas[1] - 0.02).abs() < 1e-15 && (lambdas[2] - 0.01).abs() < 1e-15
+    );
+}
