@@ -70,6 +70,17 @@ pub struct Dataset {
     pub feature_names: Option<Vec<String>>,
 }
 
+impl Dataset {
+    /// The samples at `rows` (in that order), for cross-validation folds.
+    pub fn select_rows(&self, rows: &[usize]) -> Dataset {
+        Dataset {
+            x: self.x.select_rows(rows),
+            y: rows.iter().map(|&i| self.y[i]).collect(),
+            feature_names: self.feature_names.clone(),
+        }
+    }
+}
+
 /// Reads a data set.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Dataset, DataError> {
     let format = match options.format {

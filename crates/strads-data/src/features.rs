@@ -76,6 +76,30 @@ impl Features {
         }
     }
 
+    /// The rows at `rows` (in that order), with every column kept.
+    pub fn select_rows(&self, rows: &[usize]) -> Features {
+        match self {
+            Features::Sparse(m) => {
+                let mut indptr = Vec::with_capacity(rows.len() + 1);
+                indptr.push(0);
+                let (mut indices, mut data) = (Vec::new(), Vec::new());
+                for &i in rows {
+                    if let Some(row) = m.outer_view(i) {
+                        indices.extend(row.indices());
+                        data.extend(row.data());
+                    }
+                    indptr.push(data.len());
+                }
+                Features::Sparse(CsMatI::new((rows.len(), m.cols()), indptr, indices, data))
+            }
+            Features::Dense(d) => Features::Dense(DenseRows {
+                rows: rows.len(),
+                cols: d.cols,
+                data: rows.iter().flat_map(|&i| d.data[i * d.cols..(i + 1) * d.cols].iter().copied()).collect(),
+            }),
+        }
+    }
+
     /// The same rows as columns, for coordinate access.
     pub fn to_columns(&self) -> Columns {
         match self {

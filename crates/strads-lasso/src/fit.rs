@@ -233,6 +233,7 @@ pub fn fit<L: Launcher>(
 
 /// How the classes of a logistic regression are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LabelForm {
     /// -1 and 1.
     MinusOne,

@@ -16,8 +16,12 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Train a Lasso model by scheduled coordinate descent.
+    /// Train a Lasso or elastic-net model by scheduled coordinate descent.
     Lasso(Box<LassoArgs>),
+    /// Train a sparse logistic regression (L1 or elastic net) by scheduled coordinate descent.
+    Logreg(Box<LogregArgs>),
+    /// Predict with a Lasso or logistic model saved by `strads lasso` or `strads logreg`.
+    Predict(PredictArgs),
     /// Train an LDA topic model by model-parallel collapsed Gibbs sampling (or prepare a corpus, or infer).
     Lda(Box<LdaArgs>),
     /// Factorize a rating matrix by scheduled coordinate descent (or predict, or recommend).
@@ -32,7 +36,7 @@ pub enum Command {
 /// Synthetic problems.
 #[derive(Debug, Subcommand)]
 pub enum GenCommand {
-    /// A sparse regression problem with block-correlated features, in LIBSVM format.
+    /// A sparse regression (or, with --classes, classification) problem with block-correlated features, in LIBSVM format.
     Lasso(GenLassoArgs),
     /// A corpus drawn from a known LDA model, as a prepared corpus with its true topics.
     Lda(GenLdaArgs),
@@ -69,7 +73,8 @@ pub struct DataArgs {
 pub struct LassoArgs {
     #[command(flatten)]
     pub data: DataArgs,
-    /// The L1 weight lambda of 1/(2n) ||y - X beta||^2 + lambda ||beta||_1.
+    /// The penalty weight lambda of loss + lambda (l1_ratio ||beta||_1 + (1 - l1_ratio) ||beta||^2 / 2),
+    /// the loss being 1/(2n) ||y - X beta||^2 (lasso) or (1/n) sum log(1 + exp(-y_i x_i . beta)) (logreg).
     #[arg(
         long,
         value_name = "L",
@@ -78,9 +83,21 @@ pub struct LassoArgs {
         allow_negative_numbers = true
     )]
     pub lambda: Option<f64>,
-    /// lambda as a fraction of lambda_max = ||X^T y||_inf / n, in (0, 1].
+    /// lambda as a fraction of lambda_max, the smallest lambda giving an all-zero model
+    /// (||X^T y||_inf / (n l1_ratio) for the lasso), in (0, 1]; the end of a path.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     pub lambda_ratio: Option<f64>,
+    /// The share of the L1 term in the penalty (scikit-learn's l1_ratio): 1 is the lasso, below 1
+    /// the elastic net, in (0, 1].
+    #[arg(long, value_name = "R", default_value_t = 1.0, allow_negative_numbers = true)]
+    pub l1_ratio: f64,
+    /// A test set in the training data's format: summary.json gets its metrics (and path.csv one per lambda).
+    #[arg(long, value_name = "PATH")]
+    pub test: Option<PathBuf>,
+    /// Pick lambda by K-fold cross-validation over a path (--path, 20 values by default): writes
+    /// cv.csv, and the model at the lambda with the least mean held-out loss.
+    #[arg(long, value_name = "K")]
+    pub cv: Option<usize>,
     /// Fit an unpenalized intercept.
     #[arg(long)]
     pub intercept: bool,
@@ -154,12 +171,45 @@ pub struct LassoArgs {
     /// Seed of the scheduler's sampling.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
-    /// Folder for summary.json, trace.csv and coefficients.csv (created if missing).
+    /// Folder for summary.json, trace.csv, coefficients.csv and model.json (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Print nothing (no progress, no final line).
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `strads logreg`: the lasso's flags, with labels -1/1 or 0/1, and the choice of coordinate step.
+#[derive(Debug, Args)]
+pub struct LogregArgs {
+    #[command(flatten)]
+    pub model: LassoArgs,
+    /// Coordinate step: newton (exact curvature, kept short enough to descend) or bound (the
+    /// curvature bound ||x_j||^2 / 4, STRADS' update).
+    #[arg(long, value_enum, default_value = "newton")]
+    pub update: UpdateArg,
+}
+
+/// The logistic coordinate step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum UpdateArg {
+    /// A Newton step with the exact curvature.
+    Newton,
+    /// The curvature bound (STRADS' update).
+    Bound,
+}
+
+/// `strads predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// A folder written by `strads lasso` or `strads logreg` (its model.json).
+    #[arg(long, value_name = "DIR")]
+    pub model: PathBuf,
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Where to write the predictions as CSV [default: standard output].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// `strads gen lasso`.
@@ -192,6 +242,9 @@ pub struct GenLassoArgs {
     /// Standard deviation of the label noise.
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
     pub noise: f64,
+    /// Classes for `strads logreg` instead: label 1 with probability sigma(x . beta), else -1 (no noise added).
+    #[arg(long)]
+    pub classes: bool,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -9,7 +9,7 @@ use strads_lasso::{GapEvery, GeneratorSpec, Lambda, LassoParams, SchedulerKind, 
 
 use crate::cli::{DemoArgs, DemoSize};
 use crate::failure::Failure;
-use crate::lasso_cmd::{Settings, check_out_dir, summary, train, write_outputs};
+use crate::lasso_cmd::{Extras, Settings, check_out_dir, summary, train, write_outputs};
 
 /// `strads demo`.
 pub fn run(args: &DemoArgs) -> Result<(), Failure> {
@@ -78,7 +78,13 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
                 None => scheduler.name().to_string(),
                 Some(l) => format!("{}-L{l}", scheduler.name()),
             };
-            write_outputs(&args.out.join(&name), &fit, &summary(&fit, &settings.params, &data, &data_path, 0.0))?;
+            let extras = Extras::of(&fit, &settings.params, None);
+            write_outputs(
+                &args.out.join(&name),
+                &fit,
+                &summary(&fit, &settings.params, &data, &data_path, 0.0),
+                &extras,
+            )?;
             let ratio = match dynamic_updates {
                 None => {
                     dynamic_updates = Some(fit.updates);

@@ -3,12 +3,12 @@
 use std::io::Write;
 
 use strads_data::{Features, write_atomic, write_libsvm};
-use strads_lasso::{GeneratorSpec, generate};
+use strads_lasso::{GeneratorSpec, generate, generate_classes};
 
 use crate::cli::GenLassoArgs;
 use crate::failure::Failure;
 
-/// `strads gen lasso`.
+/// `strads gen lasso` (and `--classes` for `strads logreg`).
 pub fn lasso(args: &GenLassoArgs) -> Result<(), Failure> {
     let spec = GeneratorSpec {
         rows: args.rows,
@@ -21,7 +21,7 @@ pub fn lasso(args: &GenLassoArgs) -> Result<(), Failure> {
         seed: args.seed,
     };
     spec.check().map_err(Failure::input)?;
-    let problem = generate(&spec);
+    let problem = if args.classes { generate_classes(&spec) } else { generate(&spec) };
     let Features::Sparse(rows) = &problem.data.x else {
         return Err(Failure::Run(anyhow::anyhow!("the generator made dense rows")));
     };

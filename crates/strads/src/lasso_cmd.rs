@@ -1,17 +1,25 @@
-//! `strads lasso`: flags to checked settings, load, train on the embedded runtime, write the outputs.
+//! `strads lasso`, `strads logreg` and `strads predict`: flags to checked settings, load, train on the
+//! embedded runtime (one lambda, a path, or a path with cross-validation), write the outputs.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use serde::Serialize;
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
 use strads_data::{Dataset, Format, Header, IndexBase, LabelColumn, LoadOptions, write_atomic, write_string_atomic};
 use strads_engine::CandidateOrder;
-use strads_lasso::{CheckedParams, GapEvery, Lambda, LassoFit, LassoParams, PriorityRule, SchedulerKind, TracePoint};
+use strads_lasso::{
+    CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, PathPoint, PriorityRule,
+    SchedulerKind, TracePoint, check_labels,
+};
 use strads_runtime::Embedded;
 
 use crate::cli::{
-    CandidateOrderArg, DataArgs, FormatArg, HeaderArg, IndexBaseArg, LassoArgs, PriorityArg, SchedulerArg, Switch,
+    CandidateOrderArg, DataArgs, FormatArg, HeaderArg, IndexBaseArg, LassoArgs, LogregArgs, PredictArgs, PriorityArg,
+    SchedulerArg, Switch, UpdateArg,
 };
 use crate::failure::Failure;
 use crate::progress::Progress;
@@ -57,7 +65,7 @@ pub fn load_options(args: &DataArgs) -> LoadOptions {
 
 impl Settings {
     /// Checks every flag before any work starts.
-    pub fn from_args(args: &LassoArgs) -> Result<Self, Failure> {
+    pub fn from_args(args: &LassoArgs, loss: Loss, update: LogisticUpdate) -> Result<Self, Failure> {
         let lambda = match (args.lambda, args.lambda_ratio) {
             (Some(l), None) => Lambda::Value(l),
             (None, Some(r)) => Lambda::Ratio(r),
@@ -73,7 +81,13 @@ impl Settings {
                     .map_err(|_| Failure::input(format!("--gap-every must be a number or auto, got '{text}'")))?,
             ),
         };
+        if args.cv.is_some_and(|k| k < 2) {
+            return Err(Failure::input("--cv needs at least 2 folds"));
+        }
         let mut params = LassoParams::new(lambda);
+        params.loss = loss;
+        params.update = update;
+        params.l1_ratio = args.l1_ratio;
         params.intercept = args.intercept;
         params.scheduler = match args.scheduler {
             SchedulerArg::Dynamic => SchedulerKind::Dynamic,
@@ -117,7 +131,10 @@ impl Settings {
         params.tol = args.tol;
         params.coef_tol = args.coef_tol;
         params.max_rounds = args.max_rounds;
-        params.path = args.path;
+        params.path = match (args.path, args.cv) {
+            (None, Some(_)) => Some(DEFAULT_CV_PATH),
+            (path, _) => path,
+        };
         params.max_seconds = args.max_seconds;
         params.gap_every = gap_every;
         params.pipeline_depth = args.pipeline_depth;
@@ -127,9 +144,19 @@ impl Settings {
     }
 }
 
+/// The path length `--cv` uses when `--path` is not given.
+const DEFAULT_CV_PATH: usize = 20;
+
 /// `summary.json`: what a run reached and how.
 #[derive(Debug, Serialize)]
 pub struct Summary {
+    /// The loss: `squared` or `logistic`.
+    pub loss: &'static str,
+    /// The share of the L1 term in the penalty.
+    pub l1_ratio: f64,
+    /// The logistic coordinate step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<&'static str>,
     /// Final primal objective.
     pub objective: f64,
     /// Final relative duality gap.
@@ -188,12 +215,144 @@ pub struct Summary {
     pub loading_seconds: f64,
     /// The data file.
     pub data: String,
+    /// Metrics on the training data (and the test data, with `--test`).
+    #[serde(flatten)]
+    pub metrics: Metrics,
+    /// The test file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// Cross-validation folds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cv_folds: Option<usize>,
+    /// The mean held-out loss (log loss or mean squared error) at the chosen lambda.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cv_loss: Option<f64>,
+}
+
+/// Quality of a model on labelled data.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Metrics {
+    /// Logistic: share of training rows whose class is predicted right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_accuracy: Option<f64>,
+    /// Squared loss: root mean squared error on the training rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_rmse: Option<f64>,
+    /// Logistic: share of test rows whose class is predicted right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_accuracy: Option<f64>,
+    /// Logistic: mean log loss on the test rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_log_loss: Option<f64>,
+    /// Squared loss: root mean squared error on the test rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_rmse: Option<f64>,
+}
+
+/// The held-out numbers of a model on one data set: mean loss (log loss or squared error) and, for
+/// the logistic loss, accuracy.
+#[derive(Clone, Copy, Debug)]
+struct Scores {
+    loss: f64,
+    accuracy: Option<f64>,
+}
+
+/// Labels as the logistic loss wants them (-1 and 1), from -1/1 or 0/1; `file` names the data in errors.
+fn signs(y: &[f64], file: &Path) -> Result<Vec<f64>, Failure> {
+    let (mut minus, mut zero) = (None, None);
+    for (i, &v) in y.iter().enumerate() {
+        match v {
+            -1.0 => minus = minus.or(Some(i)),
+            0.0 => zero = zero.or(Some(i)),
+            1.0 => {}
+            _ => {
+                return Err(Failure::input(format!(
+                    "{}: sample {}: label {v} is not a class; logistic regression takes -1 and 1, or 0 and 1",
+                    file.display(),
+                    i + 1
+                )));
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (minus, zero) {
+        return Err(Failure::input(format!(
+            "{}: labels mix -1 (sample {}) and 0 (sample {}); use -1 and 1, or 0 and 1",
+            file.display(),
+            a + 1,
+            b + 1
+        )));
+    }
+    Ok(y.iter().map(|&v| if v == 0.0 { -1.0 } else { v }).collect())
+}
+
+/// Scores a model (`beta`, `beta0`) on `data` (labels -1/1 for the logistic loss).
+fn score(loss: Loss, beta: &[f64], beta0: f64, data: &Dataset) -> Scores {
+    let fitted = data.x.mul(beta);
+    let n = data.y.len().max(1) as f64;
+    match loss {
+        Loss::Squared => Scores {
+            loss: data.y.iter().zip(&fitted).map(|(y, f)| (y - beta0 - f).powi(2)).sum::<f64>() / n,
+            accuracy: None,
+        },
+        Loss::Logistic => {
+            let (mut log_loss, mut right) = (0.0, 0usize);
+            for (y, f) in data.y.iter().zip(&fitted) {
+                let margin = y * (beta0 + f);
+                log_loss += strads_lasso::program::log1p_exp(-margin);
+                right += usize::from(margin > 0.0);
+            }
+            Scores { loss: log_loss / n, accuracy: Some(right as f64 / n) }
+        }
+    }
+}
+
+/// The coefficients of a path point, dense.
+fn dense(point: &PathPoint, features: usize) -> Vec<f64> {
+    let mut beta = vec![0.0; features];
+    for &(j, b) in &point.coefficients {
+        beta[j as usize] = b;
+    }
+    beta
+}
+
+/// `model.json`: what `strads predict` needs.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ModelFile {
+    /// `squared` or `logistic`.
+    pub loss: Loss,
+    /// How the classes were written in the training labels (logistic).
+    pub labels: Option<LabelForm>,
+    /// The intercept.
+    pub intercept: f64,
+    /// Features of the training data.
+    pub features: usize,
+    /// The penalty weight.
+    pub lambda: f64,
+    /// The share of the L1 term.
+    pub l1_ratio: f64,
+    /// The nonzero coefficients, as (index, value).
+    pub coefficients: Vec<(u32, f64)>,
 }
 
 /// Builds the summary of a fit.
 pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Path, loading_seconds: f64) -> Summary {
     let raw = params.raw();
+    let train = score(raw.loss, &fit.beta, fit.intercept, data);
     Summary {
+        loss: raw.loss.name(),
+        l1_ratio: raw.l1_ratio,
+        update: (raw.loss == Loss::Logistic).then_some(match raw.update {
+            LogisticUpdate::Newton => "newton",
+            LogisticUpdate::Bound => "bound",
+        }),
+        metrics: Metrics {
+            train_accuracy: train.accuracy,
+            train_rmse: (raw.loss == Loss::Squared).then(|| train.loss.sqrt()),
+            ..Metrics::default()
+        },
+        test: None,
+        cv_folds: None,
+        cv_loss: None,
         objective: fit.objective,
         duality_gap: fit.duality_gap,
         lambda: fit.lambda,
@@ -234,8 +393,48 @@ pub fn check_out_dir(out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Writes `summary.json`, `trace.csv` and `coefficients.csv`, each atomically.
-pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary) -> Result<(), Failure> {
+/// A lambda and the held-out loss of each cross-validation fold there.
+pub type CvRow = (f64, Vec<f64>);
+
+/// What a run writes besides the summary and the trace.
+pub struct Extras {
+    /// `model.json`.
+    pub model: ModelFile,
+    /// A test metric's name and its value at each point of the path (`path.csv`'s last column).
+    pub path_test: Option<(&'static str, Vec<f64>)>,
+    /// Cross-validation: the metric's name and, per lambda, the held-out loss of each fold.
+    pub cv: Option<(&'static str, Vec<CvRow>)>,
+}
+
+impl Extras {
+    /// The model file of a fit and nothing else.
+    pub fn of(fit: &LassoFit, params: &CheckedParams, labels: Option<LabelForm>) -> Extras {
+        let raw = params.raw();
+        Extras {
+            model: ModelFile {
+                loss: raw.loss,
+                labels,
+                intercept: fit.intercept,
+                features: fit.beta.len(),
+                lambda: fit.lambda,
+                l1_ratio: raw.l1_ratio,
+                coefficients: fit
+                    .beta
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b != 0.0)
+                    .map(|(j, b)| (j as u32, *b))
+                    .collect(),
+            },
+            path_test: None,
+            cv: None,
+        }
+    }
+}
+
+/// Writes `summary.json`, `trace.csv`, `coefficients.csv` and `model.json` (with a path, `path.csv`
+/// and `path_coefficients.csv`; with cross-validation, `cv.csv`), each atomically.
+pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary, extras: &Extras) -> Result<(), Failure> {
     let run = |e: strads_data::DataError| Failure::Run(e.into());
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::Run(anyhow::anyhow!("{}: cannot create the folder: {e}", out.display())))?;
@@ -253,10 +452,18 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary) -> Result<()
     .map_err(run)?;
     if !fit.path.is_empty() {
         write_atomic(&out.join("path.csv"), |w| {
-            writeln!(w, "lambda,objective,duality_gap,nnz,seconds,updates,status")?;
-            for p in &fit.path {
+            write!(w, "lambda,objective,duality_gap,nnz,seconds,updates,status")?;
+            match &extras.path_test {
+                Some((name, _)) => writeln!(w, ",{name}")?,
+                None => writeln!(w)?,
+            }
+            for (k, p) in fit.path.iter().enumerate() {
                 let (lambda, objective, gap, nnz, seconds) = (p.lambda, p.objective, p.duality_gap, p.nnz, p.seconds);
-                writeln!(w, "{lambda},{objective},{gap},{nnz},{seconds},{},{}", p.updates, p.status.name())?;
+                write!(w, "{lambda},{objective},{gap},{nnz},{seconds},{},{}", p.updates, p.status.name())?;
+                match &extras.path_test {
+                    Some((_, values)) => writeln!(w, ",{}", values[k])?,
+                    None => writeln!(w)?,
+                }
             }
             Ok(())
         })
@@ -275,6 +482,28 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary) -> Result<()
         })
         .map_err(run)?;
     }
+    if let Some((name, rows)) = &extras.cv {
+        write_atomic(&out.join("cv.csv"), |w| {
+            let folds = rows.first().map_or(0, |(_, f)| f.len());
+            write!(w, "lambda,mean_{name},std_{name}")?;
+            for k in 0..folds {
+                write!(w, ",fold{}", k + 1)?;
+            }
+            writeln!(w)?;
+            for (lambda, values) in rows {
+                let (mean, std) = mean_std(values);
+                write!(w, "{lambda},{mean},{std}")?;
+                for v in values {
+                    write!(w, ",{v}")?;
+                }
+                writeln!(w)?;
+            }
+            Ok(())
+        })
+        .map_err(run)?;
+    }
+    let model = serde_json::to_string_pretty(&extras.model).map_err(|e| Failure::Run(e.into()))?;
+    write_string_atomic(&out.join("model.json"), &(model + "\n")).map_err(run)?;
     write_atomic(&out.join("coefficients.csv"), |w| {
         writeln!(w, "index,value")?;
         if fit.intercept != 0.0 {
@@ -307,14 +536,91 @@ pub fn train(data: &Dataset, settings: &Settings, label: &str, quiet: bool) -> R
 
 /// `strads lasso`.
 pub fn run(args: &LassoArgs) -> Result<LassoFit, Failure> {
-    let settings = Settings::from_args(args)?;
+    command(args, Loss::Squared, LogisticUpdate::Newton, "lasso")
+}
+
+/// `strads logreg`.
+pub fn run_logreg(args: &LogregArgs) -> Result<LassoFit, Failure> {
+    let update = match args.update {
+        UpdateArg::Newton => LogisticUpdate::Newton,
+        UpdateArg::Bound => LogisticUpdate::Bound,
+    };
+    command(&args.model, Loss::Logistic, update, "logreg")
+}
+
+/// Loads labelled data; logistic labels become -1 and 1.
+fn load_labelled(path: &Path, settings: &Settings) -> Result<Dataset, Failure> {
+    let mut data = strads_data::load(path, &settings.load)?;
+    if settings.params.raw().loss == Loss::Logistic {
+        data.y = signs(&data.y, path)?;
+    }
+    Ok(data)
+}
+
+fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) -> Result<LassoFit, Failure> {
+    let settings = Settings::from_args(args, loss, update)?;
     check_out_dir(&args.out)?;
     let started = Instant::now();
-    let data = strads_data::load(&args.data.data, &settings.load)?;
+    let path = &args.data.data;
+    let mut data = strads_data::load(path, &settings.load)?;
+    let labels = match loss {
+        Loss::Logistic => {
+            let form = check_labels(&data.y).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+            data.y = signs(&data.y, path)?;
+            Some(form)
+        }
+        Loss::Squared => None,
+    };
+    let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
     let loading_seconds = started.elapsed().as_secs_f64();
-    let fit = train(&data, &settings, "lasso", args.quiet)?;
-    let summary = summary(&fit, &settings.params, &data, &args.data.data, loading_seconds);
-    write_outputs(&args.out, &fit, &summary)?;
+    let mut fit = train(&data, &settings, label, args.quiet)?;
+    let features = fit.beta.len();
+    let metric = match loss {
+        Loss::Logistic => "log_loss",
+        Loss::Squared => "mse",
+    };
+    let path_test = match &test {
+        Some(test) if !fit.path.is_empty() => Some((
+            if loss == Loss::Logistic { "test_log_loss" } else { "test_mse" },
+            fit.path.iter().map(|p| score(loss, &dense(p, features), p.intercept, test).loss).collect(),
+        )),
+        _ => None,
+    };
+    let mut cv = None;
+    let mut cv_loss = None;
+    if let Some(folds) = args.cv {
+        let rows = cross_validate(&data, &settings, &fit, folds, args.seed, label, args.quiet)?;
+        let best = (0..rows.len())
+            .min_by(|&a, &b| mean_std(&rows[a].1).0.total_cmp(&mean_std(&rows[b].1).0))
+            .ok_or_else(|| Failure::Run(anyhow::anyhow!("cross-validation produced no lambda")))?;
+        let point = &fit.path[best];
+        fit.beta = dense(point, features);
+        fit.intercept = point.intercept;
+        fit.lambda = point.lambda;
+        fit.objective = point.objective;
+        fit.duality_gap = point.duality_gap;
+        fit.status = point.status;
+        cv_loss = Some(mean_std(&rows[best].1).0);
+        cv = Some((metric, rows));
+    }
+    let mut summary = summary(&fit, &settings.params, &data, path, loading_seconds);
+    if let (Some(test), Some(test_path)) = (&test, &args.test) {
+        let scores = score(loss, &fit.beta, fit.intercept, test);
+        match loss {
+            Loss::Logistic => {
+                summary.metrics.test_accuracy = scores.accuracy;
+                summary.metrics.test_log_loss = Some(scores.loss);
+            }
+            Loss::Squared => summary.metrics.test_rmse = Some(scores.loss.sqrt()),
+        }
+        summary.test = Some(test_path.display().to_string());
+    }
+    summary.cv_folds = args.cv;
+    summary.cv_loss = cv_loss;
+    let mut extras = Extras::of(&fit, &settings.params, labels);
+    extras.path_test = path_test;
+    extras.cv = cv;
+    write_outputs(&args.out, &fit, &summary, &extras)?;
     if !args.quiet {
         println!(
             "{}: objective {:.10e}, duality gap {:.2e}, {} nonzeros, {} updates in {} rounds, {:.3} s ({} scheduler, {} workers) -> {}",
@@ -329,6 +635,142 @@ pub fn run(args: &LassoArgs) -> Result<LassoFit, Failure> {
             fit.workers,
             args.out.display(),
         );
+        if let Some(loss) = cv_loss {
+            println!("cross-validation: lambda {:.6e} has the least mean held-out {metric}, {loss:.6}", fit.lambda);
+        }
     }
     Ok(fit)
+}
+
+/// The mean and the (population) standard deviation.
+fn mean_std(values: &[f64]) -> (f64, f64) {
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// K-fold cross-validation over the lambdas of `full`'s path: each fold trains the same path (same
+/// grid) on the other folds and scores each lambda on its own rows. Rows go to folds by a seeded
+/// shuffle. Returns, per lambda, the held-out loss of every fold.
+fn cross_validate(
+    data: &Dataset,
+    settings: &Settings,
+    full: &LassoFit,
+    folds: usize,
+    seed: u64,
+    label: &str,
+    quiet: bool,
+) -> Result<Vec<CvRow>, Failure> {
+    let n = data.y.len();
+    if folds > n {
+        return Err(Failure::input(format!("--cv {folds}: more folds than the {n} samples")));
+    }
+    let (Some(first), Some(last)) = (full.path.first(), full.path.last()) else {
+        return Err(Failure::Run(anyhow::anyhow!("cross-validation needs a path, and the run made none")));
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6376_666f_6c64));
+    let mut fold_of = vec![0; n];
+    for (position, &row) in order.iter().enumerate() {
+        fold_of[row] = position % folds;
+    }
+    let mut raw = settings.params.raw().clone();
+    raw.lambda = Lambda::Value(last.lambda);
+    raw.path_top = Some(first.lambda);
+    raw.path = Some(full.path.len().max(2));
+    let fold_settings = Settings { load: settings.load.clone(), params: raw.check()?, workers: settings.workers };
+    let mut rows: Vec<CvRow> = full.path.iter().map(|p| (p.lambda, Vec::with_capacity(folds))).collect();
+    for fold in 0..folds {
+        let (inside, outside): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] != fold);
+        let (train_rows, held_out) = (data.select_rows(&inside), data.select_rows(&outside));
+        let fitted = train(&train_rows, &fold_settings, &format!("{label} cv fold {}/{folds}", fold + 1), quiet)?;
+        let loss = fold_settings.params.raw().loss;
+        for (row, point) in rows.iter_mut().zip(&fitted.path) {
+            row.1.push(score(loss, &dense(point, full.beta.len()), point.intercept, &held_out).loss);
+        }
+    }
+    // A fold whose path ended early (a budget) leaves the lambdas after it unscored.
+    rows.retain(|(_, values)| values.len() == folds);
+    Ok(rows)
+}
+
+/// One prediction row.
+#[derive(Serialize)]
+struct Prediction {
+    value: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    class: Option<f64>,
+}
+
+/// `strads predict`: a saved model on new data; prints accuracy or RMSE when the data has labels.
+pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    let file = args.model.join("model.json");
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Failure::input(format!("{}: cannot read the model: {e}", file.display())))?;
+    let model: ModelFile = serde_json::from_str(&text)
+        .map_err(|e| Failure::input(format!("{}: not a strads lasso/logreg model: {e}", file.display())))?;
+    if let Some(&(j, _)) = model.coefficients.iter().find(|(j, _)| *j as usize >= model.features) {
+        return Err(Failure::input(format!(
+            "{}: coefficient {j} beyond the {} features",
+            file.display(),
+            model.features
+        )));
+    }
+    let data = strads_data::load(&args.data.data, &load_options(&args.data))?;
+    let mut beta = vec![0.0; model.features];
+    for &(j, b) in &model.coefficients {
+        beta[j as usize] = b;
+    }
+    let fitted = data.x.mul(&beta);
+    let negative = model.labels.map_or(-1.0, |form| form.negative());
+    let rows: Vec<Prediction> = fitted
+        .iter()
+        .map(|f| {
+            let value = model.intercept + f;
+            match model.loss {
+                Loss::Squared => Prediction { value, probability: None, class: None },
+                Loss::Logistic => {
+                    let probability = 1.0 / (1.0 + (-value).exp());
+                    Prediction {
+                        value,
+                        probability: Some(probability),
+                        class: Some(if value > 0.0 { 1.0 } else { negative }),
+                    }
+                }
+            }
+        })
+        .collect();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        match model.loss {
+            Loss::Squared => writeln!(w, "prediction")?,
+            Loss::Logistic => writeln!(w, "margin,probability,class")?,
+        }
+        for r in &rows {
+            match (r.probability, r.class) {
+                (Some(p), Some(c)) => writeln!(w, "{},{p},{c}", r.value)?,
+                _ => writeln!(w, "{}", r.value)?,
+            }
+        }
+        Ok(())
+    };
+    match &args.out {
+        Some(out) => write_atomic(out, |w| write(w)).map_err(|e| Failure::Run(e.into()))?,
+        None => write(&mut std::io::stdout().lock()).map_err(|e| Failure::Run(e.into()))?,
+    }
+    // Labels in the file: report how well the model does (to standard error, not to mix with CSV).
+    let labelled = match model.loss {
+        Loss::Squared => Some(data.y.clone()),
+        Loss::Logistic => signs(&data.y, &args.data.data).ok(),
+    };
+    if let Some(y) = labelled {
+        let scores = score(model.loss, &beta, model.intercept, &Dataset { y, ..data });
+        match scores.accuracy {
+            Some(accuracy) => eprintln!("accuracy {accuracy:.6}, log loss {:.6}", scores.loss),
+            None => eprintln!("rmse {:.6}", scores.loss.sqrt()),
+        }
+    }
+    Ok(())
 }

@@ -23,6 +23,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Lasso(args) => lasso_cmd::run(&args).map(|_| ()),
+        Command::Logreg(args) => lasso_cmd::run_logreg(&args).map(|_| ()),
+        Command::Predict(args) => lasso_cmd::predict(&args),
         Command::Lda(args) => match (&args.action, &args.corpus, &args.train) {
             (Some(LdaAction::Prepare(prepare)), _, _) => lda_cmd::prepare(prepare),
             (Some(LdaAction::Infer(infer)), _, _) => lda_cmd::infer(infer),
