@@ -193,6 +193,32 @@ impl DynamicScheduler {
         }
     }
 
+    /// Excludes or lets back in many parameters at once: one pass over the sampling trees when
+    /// many change, rather than one update per parameter.
+    pub fn set_excluded_many(&mut self, changes: &[(ParamId, bool)]) {
+        let mut changed: Vec<ParamId> = Vec::new();
+        for &(param, excluded) in changes {
+            if self.excluded[param] != excluded {
+                self.excluded[param] = excluded;
+                changed.push(param);
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        self.cycle_dirty = true;
+        if changed.len() * 16 < self.config.params {
+            for param in changed {
+                self.refresh(param);
+            }
+            return;
+        }
+        let excluded = &self.excluded;
+        self.eligible.set_many(changed.iter().map(|&p| (p, if excluded[p] { 0.0 } else { 1.0 })));
+        let weight = &self.weight;
+        self.weights.set_many(changed.iter().map(|&p| (p, if excluded[p] { 0.0 } else { weight[p] })));
+    }
+
     /// Whether a parameter is excluded.
     pub fn is_excluded(&self, param: ParamId) -> bool {
         self.excluded[param]

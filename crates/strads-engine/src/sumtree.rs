@@ -51,6 +51,18 @@ impl SumTree {
         }
     }
 
+    /// Sets many weights at once: the leaves one by one, then every internal node in one pass
+    /// (cheaper than [`SumTree::set`] per weight when more than a few percent of them change).
+    pub fn set_many(&mut self, weights: impl IntoIterator<Item = (usize, f64)>) {
+        for (index, weight) in weights {
+            assert!(index < self.len, "index {index} out of {}", self.len);
+            self.nodes[self.leaves + index] = if weight.is_finite() && weight > 0.0 { weight } else { 0.0 };
+        }
+        for node in (1..self.leaves).rev() {
+            self.nodes[node] = self.nodes[2 * node] + self.nodes[2 * node + 1];
+        }
+    }
+
     /// The index whose cumulative weight interval contains `u`, for `0 <= u < total()`.
     ///
     /// Returns `None` when every weight is zero. Values of `u` at or past the total (rounding)
@@ -93,6 +105,21 @@ mod tests {
         tree.set(4, -1.0);
         assert_eq!(tree.total(), 3.0);
         assert_eq!(tree.find(5.0), Some(2));
+    }
+
+    #[test]
+    fn setting_many_weights_at_once_matches_setting_them_one_by_one() {
+        let mut one = SumTree::new(37);
+        let mut many = SumTree::new(37);
+        let weights: Vec<(usize, f64)> = (0..37).map(|i| (i, ((i * 7919) % 13) as f64 * 0.25)).collect();
+        for &(i, w) in &weights {
+            one.set(i, w);
+        }
+        many.set_many(weights.iter().copied());
+        assert_eq!(one.nodes, many.nodes);
+        one.set(5, 2.5);
+        many.set_many([(5, 2.5)]);
+        assert_eq!(one.nodes, many.nodes);
     }
 
     #[test]

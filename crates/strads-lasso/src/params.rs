@@ -15,7 +15,7 @@
 //! | `priority` | `abs` with `b = 0.01 x mean |beta_j != 0|` | `abs`: `|delta| + b`; `square`: `delta^2 + eta` | `b, eta > 0` |
 //! | `anderson` | off | Anderson extrapolation of the iterates, one snapshot per pass over the working set, over this many differences; kept only when it lowers the objective (it pays off with `cyclic`, whose passes are a fixed map; `dynamic`'s random draws rarely extrapolate well) | `1..=64` |
 //! | `warmup_rounds` | `ceil(3 p / L)`, 0 with a working set | rounds of uniform sampling before priorities | `>= 0` |
-//! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 | |
+//! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 (logistic loss: with l1-ratio 1 and no intercept only) | |
 //! | `working_set` | 100 for dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
@@ -244,11 +244,11 @@ impl LassoParams {
         if anderson_asked && (self.loss != Loss::Squared || self.l1_ratio < 1.0) {
             return bad("Anderson extrapolation is implemented for the Lasso only (squared loss, l1-ratio 1)".into());
         }
-        if self.screening == Some(true) && self.l1_ratio < 1.0 {
-            return bad("gap-safe screening is implemented for l1-ratio 1 only".into());
-        }
-        if self.screening == Some(true) && self.loss == Loss::Logistic && self.intercept {
-            return bad("gap-safe screening of the logistic loss is implemented without an intercept only".into());
+        if self.screening == Some(true) && self.loss == Loss::Logistic && (self.intercept || self.l1_ratio < 1.0) {
+            return bad(
+                "gap-safe screening of the logistic loss is implemented for l1-ratio 1 without an intercept only"
+                    .into(),
+            );
         }
         if self.set_size == Some(0) {
             return bad("set size must be at least 1".into());
@@ -302,7 +302,7 @@ impl LassoParams {
             return bad("gap-every must be at least 1 round".into());
         }
         // The gap-safe test needs the dual of the whole problem: off by default where it is not implemented.
-        let screenable = self.l1_ratio >= 1.0 && !(self.loss == Loss::Logistic && self.intercept);
+        let screenable = self.loss == Loss::Squared || (self.l1_ratio >= 1.0 && !self.intercept);
         let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic && screenable);
         let working_set = match self.working_set {
             Some(0) => None,

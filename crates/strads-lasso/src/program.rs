@@ -922,6 +922,8 @@ impl<'o> LassoAggregator<'o> {
         let mut scale = if max_corr > self.alpha { self.alpha / max_corr } else { 1.0 };
         let mut intercept_delta = 0.0;
         let mut dual_scale = None;
+        // The gap at the dual point the screening test is centred on, when not the reported one.
+        let mut screening_gap = f64::NAN;
         let (dual_scaled, intercept_gap) = if logistic {
             // D(a) = sum H(a_i) - beta0 sum y_i a_i at a = s p, s the scale the workers used.
             let at_used = total.entropy - self.dual_scale * self.beta0 * total.r_sum;
@@ -949,8 +951,19 @@ impl<'o> LassoAggregator<'o> {
             let rc_sq = (total.r_sq - n * mean * mean).max(0.0);
             let rc_dot_y = total.r_dot_y - mean * self.y_sum;
             if self.ridge > 0.0 {
-                scale = 1.0;
-                (rc_dot_y - 0.5 * rc_sq - ridge_conjugate(), 0.0)
+                // Two duals, both valid; the better one gives the gap. The elastic net is a Lasso on
+                // X augmented by sqrt(ridge) I, with residual (r, -sqrt(ridge) beta): its rescaled
+                // residual is the dual point the screening sphere is centred on.
+                let augmented = self
+                    .active
+                    .iter()
+                    .zip(&xtr)
+                    .map(|(&j, c)| (c - self.ridge * self.beta[j as usize]).abs())
+                    .fold(0.0f64, f64::max);
+                scale = if augmented > self.alpha { self.alpha / augmented } else { 1.0 };
+                let augmented_dual = scale * rc_dot_y - 0.5 * scale * scale * (rc_sq + self.ridge * l2);
+                screening_gap = (primal_scaled - augmented_dual).max(0.0);
+                (augmented_dual.max(rc_dot_y - 0.5 * rc_sq - ridge_conjugate()), 0.0)
             } else {
                 (scale * rc_dot_y - 0.5 * scale * scale * rc_sq, 0.0)
             }
@@ -1000,7 +1013,8 @@ impl<'o> LassoAggregator<'o> {
         let mut deltas = Vec::new();
         let screening = self.settings.screening && self.status.is_none() && primal.is_finite();
         // The dual is 1-strongly concave for the squared loss, 4-strongly for the logistic one.
-        let radius = if logistic { (0.5 * gap_scaled).sqrt() } else { (2.0 * gap_scaled).sqrt() };
+        let sphere_gap = if screening_gap.is_nan() { gap_scaled } else { screening_gap };
+        let radius = if logistic { (0.5 * sphere_gap).sqrt() } else { (2.0 * sphere_gap).sqrt() };
         // Distance of each remaining coordinate to its optimality bound, for the working set.
         let mut scores: Vec<(f64, u32)> = Vec::new();
         for (k, correlation) in xtr.iter().enumerate() {
@@ -1009,7 +1023,10 @@ impl<'o> LassoAggregator<'o> {
             let norm =
                 if centered { self.col_sq[jj] - self.col_sum[jj] * self.col_sum[jj] / n } else { self.col_sq[jj] };
             let norm = norm.max(0.0).sqrt();
-            if screening && scale * correlation.abs() + radius * norm < self.alpha {
+            // The column and correlation of the augmented Lasso (the same as X's without L2).
+            let augmented_norm = (norm * norm + self.ridge).sqrt();
+            let augmented = correlation - self.ridge * self.beta[jj];
+            if screening && scale * augmented.abs() + radius * augmented_norm < self.alpha {
                 screened_now.push(j);
                 self.screened[jj] = true;
                 let old = self.beta[jj];

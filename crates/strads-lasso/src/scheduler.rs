@@ -292,6 +292,7 @@ impl<'a> LassoScheduler<'a> {
     fn restart(&mut self) {
         self.final_gap = false;
         self.extrapolation = None;
+        let mut changes = Vec::with_capacity(self.screened.len());
         for j in 0..self.screened.len() {
             let zero = self.zero_columns[j];
             if self.screened[j] && !zero {
@@ -299,8 +300,9 @@ impl<'a> LassoScheduler<'a> {
                 self.active_nnz += self.col_nnz.get(j).copied().unwrap_or(0);
             }
             self.in_working_set[j] = true;
-            self.set_excluded(j, zero);
+            changes.push((j, zero));
         }
+        self.set_excluded_many(&changes);
         self.check_now = true;
     }
 
@@ -311,10 +313,23 @@ impl<'a> LassoScheduler<'a> {
             inside[j as usize] = true;
         }
         let previous = std::mem::replace(&mut self.in_working_set, inside);
+        let mut changes = Vec::new();
         for (j, &was_inside) in previous.iter().enumerate() {
             if was_inside != self.in_working_set[j] || (self.screened[j] && was_inside) {
-                let excluded = self.screened[j] || !self.in_working_set[j];
-                self.set_excluded(j, excluded);
+                changes.push((j, self.screened[j] || !self.in_working_set[j]));
+            }
+        }
+        self.set_excluded_many(&changes);
+    }
+
+    /// [`Self::set_excluded`] for many coordinates, in one pass over the sampler's trees.
+    fn set_excluded_many(&mut self, changes: &[(usize, bool)]) {
+        match &mut self.order {
+            Order::Dynamic { sampler, .. } | Order::Shotgun { sampler } => sampler.set_excluded_many(changes),
+            Order::Cyclic { excluded: flags, .. } => {
+                for &(j, excluded) in changes {
+                    flags[j] = excluded;
+                }
             }
         }
     }

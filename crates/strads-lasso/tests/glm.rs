@@ -186,3 +186,18 @@ fn a_path_can_start_from_a_given_top() {
         (lambdas[0] - 0.04).abs() < 1e-15 && (lambdas[1] - 0.02).abs() < 1e-15 && (lambdas[2] - 0.01).abs() < 1e-15
     );
 }
+
+#[test]
+fn gap_safe_screening_of_the_elastic_net_keeps_the_solution() {
+    let data = generate(&spec(10)).data;
+    let mut on = params(Loss::Squared, SchedulerKind::Dynamic, Lambda::Ratio(0.2), 0.5, true);
+    on.screening = Some(true);
+    let mut off = on.clone();
+    off.screening = Some(false);
+    let (a, b) = (run(&data, on, 2), run(&data, off, 2));
+    assert!(a.screened > 0, "something was screened");
+    assert_eq!(b.screened, 0);
+    assert!((a.objective - b.objective).abs() <= 1e-9 * b.objective, "{} vs {}", a.objective, b.objective);
+    let kkt = glm_kkt_violation(&data, Loss::Squared, &a.beta, a.intercept, a.lambda, 0.5, true);
+    assert!(kkt <= 1e-4 * a.lambda, "KKT violation {kkt}");
+}
