@@ -193,6 +193,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--budget", type=float, default=300.0, help="most seconds of one strads run")
     ap.add_argument("--skip", default="", help="comma-separated: saga, paths, logreg")
+    ap.add_argument("--strads-runs", default="dynamic:1:newton,dynamic:2:newton,cyclic:1:newton,shotgun:2:newton,"
+                    "dynamic:1:bound", help="strads logreg runs, scheduler:workers:update, comma-separated")
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", default="")
     args = ap.parse_args()
@@ -229,8 +231,8 @@ def main():
         say("| method | workers | seconds | ÷ celer | objective | gap | nnz | tolerance used |")
         say("|---|---|---|---|---|---|---|---|")
         results = []
-        strads_runs = [("dynamic", 1, "newton"), ("dynamic", 2, "newton"), ("cyclic", 1, "newton"),
-                       ("shotgun", 2, "newton"), ("dynamic", 1, "bound")]
+        strads_runs = [tuple(run.split(":")) for run in args.strads_runs.split(",")]
+        strads_runs = [(scheduler, int(workers), update) for scheduler, workers, update in strads_runs]
         for scheduler, workers, update in strads_runs:
             name = f"strads {scheduler}" + (" --update bound" if update == "bound" else "")
 

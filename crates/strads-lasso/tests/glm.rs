@@ -143,10 +143,14 @@ fn labels_that_are_not_two_classes_are_refused() {
 }
 
 #[test]
-fn a_logistic_path_matches_independent_fits() {
-    let data = classes(8);
-    for l1_ratio in [1.0, 0.7] {
-        let mut p = params(Loss::Logistic, SchedulerKind::Dynamic, Lambda::Ratio(0.02), l1_ratio, true);
+fn logistic_and_elastic_net_paths_match_independent_fits() {
+    let cases = [
+        (Loss::Logistic, classes(8), 1.0),
+        (Loss::Logistic, classes(8), 0.7),
+        (Loss::Squared, generate(&spec(8)).data, 0.5),
+    ];
+    for (loss, data, l1_ratio) in cases {
+        let mut p = params(loss, SchedulerKind::Dynamic, Lambda::Ratio(0.02), l1_ratio, true);
         p.path = Some(6);
         p.tol = 1e-10;
         let path = run(&data, p.clone(), 2);
@@ -162,7 +166,7 @@ fn a_logistic_path_matches_independent_fits() {
             for &(j, b) in &point.coefficients {
                 beta[j as usize] = b;
             }
-            let on_path = glm_objective(&data, Loss::Logistic, &beta, point.intercept, point.lambda, l1_ratio);
+            let on_path = glm_objective(&data, loss, &beta, point.intercept, point.lambda, l1_ratio);
             assert!(
                 (on_path - alone.objective).abs() <= 1e-8 * alone.objective,
                 "lambda {}: path {on_path} vs alone {}",
