@@ -31,6 +31,8 @@ pub enum Command {
     Gen(GenCommand),
     /// Generate a small problem, train it with STRADS scheduling and the baselines, and compare.
     Demo(DemoArgs),
+    /// Plot convergence curves of runs (or trace.csv files) as PNG or SVG, several runs overlaid.
+    Plot(PlotArgs),
 }
 
 /// Synthetic problems.
@@ -210,6 +212,42 @@ pub struct PredictArgs {
     /// Where to write the predictions as CSV [default: standard output].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// `strads plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Run folders (with trace.csv and summary.json) or trace.csv files; each is one curve.
+    #[arg(required = true, value_name = "RUN_OR_TRACE")]
+    pub runs: Vec<PathBuf>,
+    /// The image to write: .png or .svg.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The trace column to plot [default: duality_gap, log_likelihood_per_token, test_rmse or
+    /// objective, the first every trace has].
+    #[arg(long, value_name = "COLUMN")]
+    pub y: Option<String>,
+    /// Legend labels, one per run, comma-separated [default: from each run's summary.json].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub labels: Option<Vec<String>>,
+    /// Logarithmic y axis: auto uses it for the duality gap and for positive values spanning over
+    /// two orders of magnitude.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub log_y: LogScale,
+    /// A title above the panels [default: the column's name].
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+}
+
+/// When to use a logarithmic axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogScale {
+    /// Where it helps.
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
 }
 
 /// `strads gen lasso`.

@@ -11,6 +11,7 @@ mod gen_cmd;
 mod lasso_cmd;
 mod lda_cmd;
 mod mf_cmd;
+mod plot_cmd;
 mod progress;
 
 use std::process::ExitCode;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Command::Gen(GenCommand::Lasso(args)) => gen_cmd::lasso(&args),
         Command::Gen(GenCommand::Lda(args)) => lda_cmd::generate(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Plot(args) => plot_cmd::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
