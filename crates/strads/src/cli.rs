@@ -6,11 +6,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Scheduled model-parallel machine learning: schedule, push, pull.
 #[derive(Debug, Parser)]
-#[command(name = "strads", version, about, long_about = None, max_term_width = 110)]
+#[command(name = "strads", version, about, long_about = None, max_term_width = 110, args_override_self = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Read settings from a TOML file whose keys are the subcommand's flags (`lambda-ratio = 0.01` or
+    /// `lambda_ratio = 0.01`); flags given on the command line override it.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the effective settings (file, flags and defaults) as TOML, and do nothing else.
+    #[arg(long, global = true)]
+    pub print_config: bool,
 }
 
 /// The subcommands.

@@ -5,6 +5,7 @@
 //! fails (a worker dies, an output cannot be written), 2 on bad input or options.
 
 mod cli;
+mod config;
 mod demo;
 mod failure;
 mod gen_cmd;
@@ -16,12 +17,25 @@ mod progress;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::{Cli, Command, GenCommand, LdaAction, MfAction};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = config::overriding(Cli::command());
+    let args = match config::expand(&command, std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(failure) => {
+            eprintln!("strads: {}", failure.message());
+            return ExitCode::from(failure.code());
+        }
+    };
+    let matches = command.clone().get_matches_from(args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if cli.print_config {
+        print!("{}", config::print(&command, &matches));
+        return ExitCode::SUCCESS;
+    }
     let outcome = match cli.command {
         Command::Lasso(args) => lasso_cmd::run(&args).map(|_| ()),
         Command::Logreg(args) => lasso_cmd::run_logreg(&args).map(|_| ()),
