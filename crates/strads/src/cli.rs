@@ -18,6 +18,18 @@ pub struct Cli {
     /// Print the effective settings (file, flags and defaults) as TOML, and do nothing else.
     #[arg(long, global = true)]
     pub print_config: bool,
+    /// Progress as text on a terminal, or as JSON lines on standard error (for batch systems).
+    #[arg(long, global = true, value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+/// How progress is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// A bar or spinner, on a terminal only.
+    Text,
+    /// One JSON object per line on standard error.
+    Json,
 }
 
 /// The subcommands.

@@ -15,7 +15,7 @@ use clap::{ArgAction, ArgMatches, Command};
 use crate::failure::Failure;
 
 /// Flags every subcommand has that are not settings.
-const NOT_SETTINGS: [&str; 4] = ["config", "print-config", "help", "version"];
+const NOT_SETTINGS: [&str; 5] = ["config", "print-config", "log-format", "help", "version"];
 
 /// Makes every flag of `command` and of its subcommands override an earlier occurrence of itself.
 pub fn overriding(command: Command) -> Command {

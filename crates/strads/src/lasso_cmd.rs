@@ -524,10 +524,20 @@ pub fn train(data: &Dataset, settings: &Settings, label: &str, quiet: bool) -> R
     let launcher = Embedded::new(settings.workers).map_err(Failure::input)?;
     let progress = Progress::new(label, quiet);
     let mut observer = |t: &TracePoint| {
-        progress.message(format!(
-            "round {}  updates {}  objective {:.6e}  gap {:.2e}  nnz {}",
-            t.round, t.updates, t.objective, t.duality_gap, t.nnz
-        ));
+        progress.update(
+            t.round,
+            format!(
+                "round {}  updates {}  objective {:.6e}  gap {:.2e}  nnz {}",
+                t.round, t.updates, t.objective, t.duality_gap, t.nnz
+            ),
+            &[
+                ("updates", t.updates as f64),
+                ("objective", t.objective),
+                ("duality_gap", t.duality_gap),
+                ("nnz", t.nnz as f64),
+                ("lambda", t.lambda),
+            ],
+        );
     };
     let fit = strads_lasso::fit(data, &settings.params, &launcher, &mut observer);
     progress.finish();
@@ -562,6 +572,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     check_out_dir(&args.out)?;
     let started = Instant::now();
     let path = &args.data.data;
+    let loading = Progress::phase(label, args.quiet, &format!("loading {}", path.display()));
     let mut data = strads_data::load(path, &settings.load)?;
     let labels = match loss {
         Loss::Logistic => {
@@ -572,6 +583,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
         Loss::Squared => None,
     };
     let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
+    loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     let mut fit = train(&data, &settings, label, args.quiet)?;
     let features = fit.beta.len();

@@ -180,22 +180,31 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failur
     check_out_dir(&args.out)?;
     let started = Instant::now();
     let tok = tokenizer(corpus_args)?;
+    let loading = Progress::phase("lda", args.quiet, &format!("reading {}", corpus_args.data.display()));
     let corpus = read(&corpus_args.data, corpus_args, &tok, None)?;
     let test = match &args.test {
         Some(path) => Some(read(path, corpus_args, &tok, Some(&corpus.vocabulary))?),
         None => None,
     };
+    loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
-    let progress = Progress::new("lda", args.quiet);
+    let progress = Progress::counted("lda", args.quiet, checked.iterations);
     let mut observe = |p: &TracePoint| {
         let test = p.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
-        progress.message(format!(
-            "iteration {}: log-likelihood/token {:.4}, {:.2}M tokens/s{test}",
+        progress.update(
             p.iteration,
-            p.log_likelihood_per_token,
-            p.tokens_per_second / 1e6
-        ));
+            format!(
+                "log-likelihood/token {:.4}, {:.2}M tokens/s{test}",
+                p.log_likelihood_per_token,
+                p.tokens_per_second / 1e6
+            ),
+            &[
+                ("log_likelihood_per_token", p.log_likelihood_per_token),
+                ("tokens_per_second", p.tokens_per_second),
+                ("test_perplexity", p.test_perplexity.unwrap_or(f64::NAN)),
+            ],
+        );
     };
     let outcome = strads_lda::fit(&corpus, test.as_ref(), &checked, &launcher, &mut observe);
     progress.finish();

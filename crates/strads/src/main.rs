@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     };
     let matches = command.clone().get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    progress::set_format(cli.log_format);
     if cli.print_config {
         print!("{}", config::print(&command, &matches));
         return ExitCode::SUCCESS;

@@ -118,6 +118,7 @@ pub fn train(args: &MfTrainArgs) -> Result<(), Failure> {
     let started = Instant::now();
     let options = read_options(args);
     let mut ids = Ids::default();
+    let loading = Progress::phase("mf", args.quiet, &format!("reading {}", args.data.display()));
     let read = read_ratings(&args.data, &options, &mut ids)?;
     let (train, test) = match (&args.test, args.test_fraction) {
         (Some(path), _) => {
@@ -127,15 +128,17 @@ pub fn train(args: &MfTrainArgs) -> Result<(), Failure> {
         (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
         (None, None) => (read, Vec::new()),
     };
+    loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
-    let progress = Progress::new("mf", args.quiet);
+    let progress = Progress::counted("mf", args.quiet, checked.iterations as u64);
     let mut observe = |p: &TracePoint| {
         let test = p.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
-        progress.message(format!(
-            "iteration {}: objective {:.6e}, train RMSE {:.4}{test}",
-            p.iteration, p.objective, p.train_rmse
-        ));
+        progress.update(
+            p.iteration,
+            format!("objective {:.6e}, train RMSE {:.4}{test}", p.objective, p.train_rmse),
+            &[("objective", p.objective), ("train_rmse", p.train_rmse), ("test_rmse", p.test_rmse.unwrap_or(f64::NAN))],
+        );
     };
     let outcome = strads_mf::fit(&train, &test, ids.users.len(), ids.items.len(), &checked, &launcher, &mut observe);
     progress.finish();

@@ -119,3 +119,52 @@ fn unknown_keys_and_bad_files_are_refused() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("cannot read the settings file"));
 }
+
+#[test]
+fn json_logs_report_every_phase_as_one_object_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = problem(dir.path());
+    let out = dir.path().join("run");
+    let run = strads(&[
+        "lasso",
+        "--data",
+        &data,
+        "--lambda-ratio",
+        "0.05",
+        "--scheduler",
+        "sequential",
+        "--gap-every",
+        "20",
+        "--log-format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let lines: Vec<serde_json::Value> =
+        stderr(&run).lines().map(|l| serde_json::from_str(l).expect("every line is JSON")).collect();
+    assert_eq!(lines[0]["event"], "phase");
+    assert!(lines[0]["phase"].as_str().unwrap().starts_with("loading"));
+    let progress: Vec<&serde_json::Value> = lines.iter().filter(|l| l["event"] == "progress").collect();
+    let trace = std::fs::read_to_string(out.join("trace.csv")).unwrap();
+    assert_eq!(progress.len(), trace.lines().count() - 1, "one progress line per gap check");
+    for pair in progress.windows(2) {
+        assert!(pair[1]["objective"].as_f64().unwrap() <= pair[0]["objective"].as_f64().unwrap() * (1.0 + 1e-12));
+        assert!(pair[1]["position"].as_u64().unwrap() >= pair[0]["position"].as_u64().unwrap());
+    }
+    assert!(lines.iter().all(|l| l["command"] == "lasso"));
+    assert_eq!(lines.last().unwrap()["event"], "done");
+    let quiet = strads(&[
+        "lasso",
+        "--data",
+        &data,
+        "--lambda-ratio",
+        "0.05",
+        "--log-format",
+        "json",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "--quiet silences the logs");
+}
