@@ -252,7 +252,7 @@ impl LabelForm {
 }
 
 /// Checks the labels of a logistic regression: both classes present, written either as -1 and 1
-/// or as 0 and 1. Returns the form, or an error naming the first bad label and its row (0-based).
+/// or as 0 and 1. Returns the form, or an error naming the first bad label and its row (1-based).
 pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
     let (mut minus, mut zero, mut plus) = (None, None, false);
     for (i, &v) in y.iter().enumerate() {

@@ -540,10 +540,18 @@ pub struct GapReport {
 impl<'o> LassoAggregator<'o> {
     /// An aggregator that reports each gap check to `observer`.
     pub fn new(
-        settings: AggregatorSettings,
+        mut settings: AggregatorSettings,
         started: std::time::Instant,
         observer: &'o mut dyn FnMut(&TracePoint),
     ) -> Self {
+        // Extrapolation is implemented for the Lasso, and the logistic screening test for l1_ratio 1
+        // without an intercept: whatever the caller asks, nothing else runs them.
+        if settings.loss != Loss::Squared || settings.l1_ratio < 1.0 {
+            settings.anderson = None;
+        }
+        if settings.loss == Loss::Logistic && (settings.l1_ratio < 1.0 || settings.intercept) {
+            settings.screening = false;
+        }
         LassoAggregator {
             settings,
             started,
@@ -1126,7 +1134,9 @@ impl<'o> LassoAggregator<'o> {
         // Screening is valid for one lambda only: everything is back in play.
         self.screened.iter_mut().for_each(|s| *s = false);
         self.active = (0..self.beta.len() as u32).collect();
-        let commit = Commit { unscreen: true, ..Commit::default() };
+        // The workers' dual scale must be the one the next check is judged by.
+        let dual_scale = (self.settings.loss == Loss::Logistic).then_some(self.dual_scale);
+        let commit = Commit { unscreen: true, dual_scale, ..Commit::default() };
         let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true };
         Pulled { commit: Some(Assignment::All(commit)), feedback }
     }

@@ -313,7 +313,7 @@ pub struct DemoArgs {
     /// Folder for the runs.
     #[arg(long, value_name = "DIR", default_value = "strads-demo")]
     pub out: PathBuf,
-    /// Problem size: small runs in seconds, medium in about a minute.
+    /// Problem size: tiny runs in seconds even in a debug build, small in about half a minute, medium in a few minutes.
     #[arg(long, value_enum, default_value = "small")]
     pub size: DemoSize,
     /// Worker threads.
@@ -402,6 +402,8 @@ pub enum Switch {
 /// Demo sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DemoSize {
+    /// A few seconds in all, even in a debug build (for tests).
+    Tiny,
     /// About a second of training per run.
     Small,
     /// About ten seconds per run.

@@ -502,6 +502,16 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary, extras: &Ext
         })
         .map_err(run)?;
     }
+    // Optional outputs of an earlier run in the same folder would not describe this one.
+    let stale: &[&str] = match (fit.path.is_empty(), extras.cv.is_none()) {
+        (true, true) => &["path.csv", "path_coefficients.csv", "cv.csv"],
+        (true, false) => &["path.csv", "path_coefficients.csv"],
+        (false, true) => &["cv.csv"],
+        (false, false) => &[],
+    };
+    for name in stale {
+        let _ = std::fs::remove_file(out.join(name));
+    }
     let model = serde_json::to_string_pretty(&extras.model).map_err(|e| Failure::Run(e.into()))?;
     write_string_atomic(&out.join("model.json"), &(model + "\n")).map_err(run)?;
     write_atomic(&out.join("coefficients.csv"), |w| {
@@ -683,9 +693,14 @@ fn cross_validate(
     };
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6376_666f_6c64));
+    // Logistic folds are stratified: each class is dealt round-robin, so every fold sees both.
+    let logistic = settings.params.raw().loss == Loss::Logistic;
     let mut fold_of = vec![0; n];
-    for (position, &row) in order.iter().enumerate() {
-        fold_of[row] = position % folds;
+    let mut dealt = [0usize; 2];
+    for &row in &order {
+        let class = usize::from(logistic && data.y[row] > 0.0);
+        fold_of[row] = dealt[class] % folds;
+        dealt[class] += 1;
     }
     let mut raw = settings.params.raw().clone();
     raw.lambda = Lambda::Value(last.lambda);
@@ -696,7 +711,11 @@ fn cross_validate(
     for fold in 0..folds {
         let (inside, outside): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] != fold);
         let (train_rows, held_out) = (data.select_rows(&inside), data.select_rows(&outside));
-        let fitted = train(&train_rows, &fold_settings, &format!("{label} cv fold {}/{folds}", fold + 1), quiet)?;
+        let name = format!("{label} cv fold {}/{folds}", fold + 1);
+        let fitted = train(&train_rows, &fold_settings, &name, quiet).map_err(|failure| match failure {
+            Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
+            Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
+        })?;
         let loss = fold_settings.params.raw().loss;
         for (row, point) in rows.iter_mut().zip(&fitted.path) {
             row.1.push(score(loss, &dense(point, full.beta.len()), point.intercept, &held_out).loss);
@@ -732,9 +751,13 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
         )));
     }
     let data = strads_data::load(&args.data.data, &load_options(&args.data))?;
-    let mut beta = vec![0.0; model.features];
+    // Coefficients of features the data does not have contribute nothing: no allocation follows the
+    // model file's claims, only the data's columns.
+    let mut beta = vec![0.0; data.x.cols().min(model.features)];
     for &(j, b) in &model.coefficients {
-        beta[j as usize] = b;
+        if let Some(slot) = beta.get_mut(j as usize) {
+            *slot = b;
+        }
     }
     let fitted = data.x.mul(&beta);
     let negative = model.labels.map_or(-1.0, |form| form.negative());

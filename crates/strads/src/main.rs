@@ -37,7 +37,19 @@ fn main() -> ExitCode {
         print!("{}", config::print(&command, &matches));
         return ExitCode::SUCCESS;
     }
-    let outcome = match cli.command {
+    let outcome = dispatch(cli.command);
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("strads: {}", failure.message());
+            ExitCode::from(failure.code())
+        }
+    }
+}
+
+/// Runs one subcommand: what `main` does after parsing, and what `strads demo` calls for each run.
+pub(crate) fn dispatch(command: Command) -> Result<(), failure::Failure> {
+    match command {
         Command::Lasso(args) => lasso_cmd::run(&args).map(|_| ()),
         Command::Logreg(args) => lasso_cmd::run_logreg(&args).map(|_| ()),
         Command::Predict(args) => lasso_cmd::predict(&args),
@@ -58,12 +70,5 @@ fn main() -> ExitCode {
         Command::Gen(GenCommand::Lda(args)) => lda_cmd::generate(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Plot(args) => plot_cmd::run(&args),
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            eprintln!("strads: {}", failure.message());
-            ExitCode::from(failure.code())
-        }
     }
 }

@@ -149,3 +149,31 @@ fn bad_plot_requests_fail_with_exit_code_2() {
     assert!(stderr(&run).contains("broken.csv:3: seconds is not a number"), "{}", stderr(&run));
     assert!(!out.exists(), "nothing written after a refusal");
 }
+
+#[test]
+fn the_demo_trains_every_application_and_writes_what_it_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    let run = strads(&["demo", "--size", "tiny", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let printed = String::from_utf8_lossy(&run.stdout).into_owned();
+    for heading in ["Lasso on a generated problem", "LDA on a corpus", "Matrix factorization of a rank-8 matrix"] {
+        assert!(printed.contains(heading), "{heading}: {printed}");
+    }
+    assert!(printed.contains(&format!("Runs written to {}/", out.display())));
+    for run in
+        ["dynamic", "shotgun", "cyclic", "sequential", "lda-model-parallel", "lda-data-parallel", "mf-ccdpp", "mf-als"]
+    {
+        for file in ["summary.json", "trace.csv"] {
+            assert!(out.join(run).join(file).is_file(), "{run}/{file}");
+        }
+    }
+    for image in ["lasso.png", "lda.png", "mf.png"] {
+        assert_eq!(png_size(&std::fs::read(out.join(image)).unwrap()), (1200, 480), "{image}");
+    }
+    // The MF runs reach near the generator's noise level (0.5) on held-out ratings.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("mf-ccdpp").join("summary.json")).unwrap()).unwrap();
+    let rmse = summary["test_rmse"].as_f64().unwrap();
+    assert!(rmse < 0.8, "test RMSE {rmse}");
+}
