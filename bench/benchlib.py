@@ -24,3 +24,32 @@ def commit():
     # Results written by earlier runs of the benchmarks are not changes to what is measured.
     changed = [l for l in status if not l[3:].startswith("bench/results/")]
     return f"{head} dirty" if changed else head
+
+
+def plot_traces(strads, folder, runs, image, y=None, title=None):
+    """Writes each run's trace as folder/NN/trace.csv and draws them all with `strads plot`.
+
+    runs: (label, columns, rows) per curve, the columns named as strads' traces name them (seconds, and
+    round or iteration, then the plotted column), so strads' and the peers' curves share one plot.
+    Returns the image's path, or None when strads is not there to draw it.
+    """
+    if not strads or not os.path.exists(strads) or not runs:
+        return None
+    os.makedirs(folder, exist_ok=True)
+    dirs, labels = [], []
+    for i, (label, columns, rows) in enumerate(runs):
+        d = os.path.join(folder, f"{i:02d}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "trace.csv"), "w") as f:
+            f.write(",".join(columns) + "\n")
+            for row in rows:
+                f.write(",".join("" if v is None else str(v) for v in row) + "\n")
+        dirs.append(d)
+        labels.append(label.replace(",", ";"))
+    cmd = [strads, "plot", *dirs, "-o", image, "--labels", ",".join(labels)]
+    if y:
+        cmd += ["--y", y]
+    if title:
+        cmd += ["--title", title]
+    subprocess.run(cmd, check=True)
+    return image

@@ -23,6 +23,8 @@ import time
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
+from benchlib import plot_traces
+
 
 def relative_gap(X, y, w, lam):
     n = X.shape[0]
@@ -122,6 +124,7 @@ def main():
         say("| method | workers | seconds | ratio to strads dynamic P=1 | objective | gap | nnz | tolerance used |")
         say("|---|---|---|---|---|---|---|---|")
         results = []
+        curves = {}  # method -> (seconds, gap) of every fit made on the way: its gap against time
         strads_runs = [("dynamic", 1), ("dynamic", 2), ("shotgun", 1), ("shotgun", 2), ("sequential", 1), ("sequential", 2)]
         for scheduler, workers in strads_runs:
             best = None
@@ -139,6 +142,8 @@ def main():
                 for j, v in coef.items():
                     w[j] = v
                 gap, primal = relative_gap(X, y, w, lam)
+                if summary["status"] not in ("diverged", "max-seconds"):
+                    curves.setdefault(f"strads {scheduler} P={workers}", []).append((min(times), gap))
                 if summary["status"] == "diverged":
                     best = (f"strads {scheduler}", workers, None, primal, gap, len(coef), "diverged")
                     break
@@ -160,6 +165,7 @@ def main():
                     if seconds > 10:
                         break
                 gap, primal = relative_gap(X, y, w, lam)
+                curves.setdefault(name, []).append((min(times), gap))
                 if gap <= args.target:
                     best = (name, 1, min(times), primal, gap, int((w != 0).sum()), f"tol={tol:g}")
                     break
@@ -170,6 +176,17 @@ def main():
             shown = f"{seconds:.3f}" if seconds is not None else "-"
             say(f"| {name} | {workers} | {shown} | {ratio} | {primal:.10g} | {gap:.2e} | {nnz} | {setting} |")
         say()
+        stem = os.path.splitext(os.path.basename(data))[0]
+        image = plot_traces(
+            args.strads, os.path.join(tempfile.gettempdir(), f"strads-lasso-plot-{os.getpid()}-{stem}"),
+            [(label, ["seconds", "duality_gap"], sorted(points)) for label, points in curves.items()
+             if label.endswith("P=1") or not label.startswith("strads")],
+            args.out[:-3] + f"-{stem}.png", y="duality_gap",
+            title=f"{stem}, Lasso, {args.ratio:g} x lambda_max",
+        )
+        if image:
+            say(f"![duality gap against seconds, one point per fit at one tolerance]({os.path.basename(image)})")
+            say()
 
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

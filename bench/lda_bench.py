@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from benchlib import commit, machine
+from benchlib import commit, machine, plot_traces
 
 # tomotopy warns on every train() with workers != 1 that the result depends on the thread schedule.
 warnings.filterwarnings("ignore", message="The training result may differ")
@@ -319,6 +319,19 @@ def main():
             print(f"  lda, {args.lda_iterations} iterations", flush=True)
             runs.append(run_lda(vocab, docs, k, alpha, args.beta, args.lda_iterations, args.eval_every))
         report(say, k, alpha, args.beta, runs, iterations, mid, tokens)
+        image = plot_traces(
+            args.strads if "strads" in tools else None,
+            os.path.join(args.workdir, f"plot-k{k}"),
+            [(f"{r.name} {'T' if r.tool != 'strads' else 'P'}={r.workers}",
+              ["iteration", "seconds", "log_likelihood_per_token"], r.trace)
+             for r in runs if not r.error and r.trace],
+            args.out[:-3] + f"-k{k}.png",
+            y="log_likelihood_per_token",
+            title=f"20 Newsgroups, K = {k}: log-likelihood per token",
+        )
+        if image:
+            say(f"![log-likelihood per token against seconds and iterations, K = {k}]({os.path.basename(image)})")
+            say()
 
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.datasets import load_svmlight_file
 
-from benchlib import commit, machine
+from benchlib import commit, machine, plot_traces
 
 TOLS = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12]
 
@@ -162,8 +162,11 @@ def warm_up_peers():
     peer_path(sparse.csc_matrix(X), y, np.array([0.1, 0.05]), 1.0, 1e-4)
 
 
-def timed_search(fit, gap_of, target, repeat, slow=10.0):
-    """The loosest tolerance whose fit reaches the target gap: (seconds, gap, objective, result, tol) or None."""
+def timed_search(fit, gap_of, target, repeat, slow=10.0, points=None):
+    """The loosest tolerance whose fit reaches the target gap: (seconds, gap, objective, result, tol) or None.
+
+    Every fit made on the way is appended to `points` as (seconds, gap): a method's gap against time.
+    """
     last = None
     for tol in TOLS:
         times = []
@@ -177,6 +180,8 @@ def timed_search(fit, gap_of, target, repeat, slow=10.0):
                 break
         gap, objective = gap_of(result)
         last = (min(times), gap, objective, result, tol)
+        if points is not None:
+            points.append((min(times), gap))
         if gap <= target:
             return last, last
     return None, last
@@ -231,6 +236,7 @@ def main():
         say("| method | workers | seconds | ÷ celer | objective | gap | nnz | tolerance used |")
         say("|---|---|---|---|---|---|---|---|")
         results = []
+        curves = []
         strads_runs = [tuple(run.split(":")) for run in args.strads_runs.split(",")]
         strads_runs = [(scheduler, int(workers), update) for scheduler, workers, update in strads_runs]
         for scheduler, workers, update in strads_runs:
@@ -243,14 +249,20 @@ def main():
                     return None, w
                 return summary["seconds"], w
 
-            found, last = timed_search(fit, lambda w: logistic_gap(X, y, w, lam), args.target, args.repeat)
+            curve = []
+            found, last = timed_search(fit, lambda w: logistic_gap(X, y, w, lam), args.target, args.repeat,
+                                       points=curve)
             results.append((name, workers, found, last))
+            curves.append((f"{name} P={workers}", curve))
         for name in ("scikit-learn liblinear", "scikit-learn saga", "celer"):
             if name.endswith("saga") and "saga" in skip:
                 continue
+            curve = []
             found, last = timed_search(lambda tol, name=name: peer_logreg(name, X, y, lam, tol),
-                                       lambda w: logistic_gap(X, y, w, lam), args.target, args.repeat)
+                                       lambda w: logistic_gap(X, y, w, lam), args.target, args.repeat,
+                                       points=curve)
             results.append((name, 1, found, last))
+            curves.append((name, curve))
         celer = next((r[2][0] for r in results if r[0] == "celer" and r[2]), None)
         for name, workers, found, last in results:
             if found:
@@ -262,6 +274,16 @@ def main():
                 reached = f"gap {last[1]:.1e} at its tightest tolerance" if last else "failed or out of budget"
                 say(f"| {name} | {workers} | not reached | - | - | - | - | {reached} |")
         say()
+        # Each method's gap against seconds: one point per fit at one of its tolerances.
+        image = plot_traces(
+            args.strads, os.path.join(tempfile.gettempdir(), f"strads-logreg-plot-{os.getpid()}"),
+            [(label, ["seconds", "duality_gap"], sorted(curve)) for label, curve in curves if curve],
+            args.out[:-3] + ".png", y="duality_gap",
+            title=f"news20-comp, L1 logistic regression, {args.ratio:g} x lambda_max",
+        )
+        if image:
+            say(f"![duality gap against seconds, one point per fit at one tolerance]({os.path.basename(image)})")
+            say()
         strads_best = min((r[2][0] for r in results if r[0].startswith("strads") and r[2]), default=None)
         if celer and strads_best:
             say(f"Target (no slower than celer on a single lambda): fastest strads {strads_best:.3f} s against celer "

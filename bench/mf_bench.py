@@ -88,7 +88,7 @@ import time
 
 import numpy as np
 
-from benchlib import commit, machine
+from benchlib import commit, machine, plot_traces
 
 DASH = "\u2014"
 SPLIT_HEADER = "user_id:token\titem_id:token\trating:float"
@@ -569,6 +569,19 @@ def main():
             runs.append(run_spark(frame, data, k, args.lam, spark_points, args.spark_blocks, args.spark_cores,
                                   args.spark_repeat))
         report(say, k, args.lam, runs, iterations, mid)
+        image = plot_traces(
+            args.strads if "strads" in tools else None,
+            os.path.join(args.workdir, f"plot-k{k}"),
+            [(f"{r.name} {'T' if r.tool == 'libmf' else 'P'}={r.workers}", ["iteration", "seconds", "objective", "train_rmse", "test_rmse"],
+              [(it, sec, obj, tr, te) for it, sec, te, tr, obj in r.trace if it >= 1])
+             for r in runs if not r.error and r.trace and (r.workers == 2 or r.tool == "Spark ALS")],
+            args.out[:-3] + f"-k{k}.png",
+            y="test_rmse",
+            title=f"MovieLens 100K, rank {k}: test RMSE from the first iteration on (2 threads or workers)",
+        )
+        if image:
+            say(f"![test RMSE against seconds and iterations, rank {k}]({os.path.basename(image)})")
+            say()
 
     if spark is not None:
         spark.stop()

@@ -408,6 +408,11 @@ fn remove_sorted(list: &mut Vec<u32>, remove: &[u32]) {
     });
 }
 
+/// The nonzero entries of a coefficient vector, as `(index, value)`: how paths and model files keep them.
+pub fn nonzero_coefficients(beta: &[f64]) -> Vec<(u32, f64)> {
+    beta.iter().enumerate().filter(|(_, b)| **b != 0.0).map(|(j, b)| (j as u32, *b)).collect()
+}
+
 /// `S(z, t) = sign(z) max(|z| - t, 0)`.
 #[inline]
 pub fn soft_threshold(z: f64, t: f64) -> f64 {
@@ -1116,13 +1121,7 @@ impl<'o> LassoAggregator<'o> {
             updates: self.updates,
             status: self.status.unwrap_or(Status::MaxRounds),
             intercept: self.beta0,
-            coefficients: self
-                .beta
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b != 0.0)
-                .map(|(j, b)| (j as u32, *b))
-                .collect(),
+            coefficients: nonzero_coefficients(&self.beta),
         });
     }
 

@@ -418,13 +418,7 @@ impl Extras {
                 features: fit.beta.len(),
                 lambda: fit.lambda,
                 l1_ratio: raw.l1_ratio,
-                coefficients: fit
-                    .beta
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b != 0.0)
-                    .map(|(j, b)| (j as u32, *b))
-                    .collect(),
+                coefficients: strads_lasso::program::nonzero_coefficients(&fit.beta),
             },
             path_test: None,
             cv: None,

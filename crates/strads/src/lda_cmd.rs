@@ -386,7 +386,9 @@ pub fn prepare(args: &LdaPrepareArgs) -> Result<(), Failure> {
         None => None,
     };
     let tok = tokenizer(&args.corpus)?;
+    let preparing = Progress::phase("lda prepare", false, &format!("reading {}", args.corpus.data.display()));
     let corpus = read(&args.corpus.data, &args.corpus, &tok, vocabulary.as_deref())?;
+    preparing.finish();
     let description = vec![
         ("source".to_string(), args.corpus.data.display().to_string()),
         ("lowercase".to_string(), tok.lowercase.to_string()),
@@ -435,9 +437,13 @@ pub fn infer(args: &LdaInferArgs) -> Result<(), Failure> {
     tok_fixed.pattern = info.token_pattern.clone();
     tok_fixed.english_stop_words = info.english_stop_words;
     let source = source(&args.corpus.data, &args.corpus)?;
+    let reading = Progress::phase("lda infer", false, &format!("reading {}", args.corpus.data.display()));
     let corpus = strads_corpus::read(&source, &tok_fixed, Some(&vocabulary))?;
+    reading.finish();
     let model = TopicModel { topics: info.topics, alpha: info.alpha, beta: info.beta, word_topic };
+    let folding = Progress::phase("lda infer", false, &format!("folding in {} documents", corpus.documents()));
     let theta = strads_lda::infer(&model, &corpus, args.iterations, args.seed);
+    folding.finish();
     let k = info.topics;
     let inputs = corpus.documents() + corpus.skipped_empty;
     let rows = rows_by_input(&corpus, k, |d| theta[d].clone());

@@ -195,6 +195,11 @@ pub fn run(args: &PlotArgs) -> Result<(), Failure> {
             Series { label: t.label.clone(), seconds, rounds }
         })
         .collect();
+    // The second panel's axis is named after the traces' round column: rounds or iterations.
+    let round_name = traces
+        .iter()
+        .find_map(|t| ROUND_COLUMNS.iter().find(|name| t.column(name).is_some()))
+        .map_or("rounds", |name| if *name == "iteration" { "iterations" } else { "rounds" });
     if series.iter().all(|s| s.seconds.is_empty()) {
         return Err(Failure::input(format!("no run has a finite value of {column}")));
     }
@@ -213,17 +218,18 @@ pub fn run(args: &PlotArgs) -> Result<(), Failure> {
         LogScale::Auto => positive && (column == "duality_gap" || spread),
     };
     let with_rounds = series.iter().all(|s| s.rounds.is_some());
+    let names = (column.as_str(), round_name);
     let title = args.title.clone().unwrap_or_else(|| column.replace('_', " "));
     plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
         .map_err(|_| Failure::Run(anyhow::anyhow!("the bundled font could not be loaded")))?;
-    let size = if with_rounds { (1200, 480) } else { (720, 480) };
+    let size = if with_rounds { (1200, 480) } else { (800, 480) };
     let temporary = temporary_path(&args.out);
     let drawn = if svg {
         let root = SVGBackend::new(&temporary, size).into_drawing_area();
-        draw(root, &series, &column, &title, log, with_rounds)
+        draw(root, &series, names, &title, log, with_rounds)
     } else {
         let root = BitMapBackend::new(&temporary, size).into_drawing_area();
-        draw(root, &series, &column, &title, log, with_rounds)
+        draw(root, &series, names, &title, log, with_rounds)
     };
     if let Err(message) = drawn {
         let _ = std::fs::remove_file(&temporary);
@@ -292,7 +298,7 @@ fn padded(lo: f64, hi: f64, log: bool) -> (f64, f64) {
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     series: &[Series],
-    column: &str,
+    (column, round_name): (&str, &str),
     title: &str,
     log: bool,
     with_rounds: bool,
@@ -305,6 +311,15 @@ where
     let inner = root.titled(title, ("sans-serif", 22)).map_err(error)?;
     let panels = if with_rounds { inner.split_evenly((1, 2)) } else { vec![inner] };
     let ys = bounds(series.iter().flat_map(|s| s.seconds.iter().chain(s.rounds.iter().flatten()).map(|p| p.1)));
+    // Rising curves (a log-likelihood) end at the top: their legend goes to the bottom.
+    let rising = series
+        .iter()
+        .filter(|s| s.seconds.len() > 1)
+        .filter(|s| s.seconds[s.seconds.len() - 1].1 > s.seconds[0].1)
+        .count()
+        * 2
+        > series.len();
+    let corner = || if rising { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperRight };
     let (y_lo, y_hi) = padded(ys.0, ys.1, log);
     for (k, panel) in panels.into_iter().enumerate() {
         let by_rounds = k == 1;
@@ -317,7 +332,7 @@ where
             .collect();
         let xs = bounds(curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)));
         let (x_lo, x_hi) = (xs.0.min(0.0), if xs.1 > xs.0.min(0.0) { xs.1 } else { xs.0.min(0.0) + 1.0 });
-        let x_name = if by_rounds { "rounds" } else { "seconds" };
+        let x_name = if by_rounds { round_name } else { "seconds" };
         macro_rules! plot_panel {
             ($y_range:expr) => {{
                 let mut chart = ChartBuilder::on(&panel)
@@ -348,7 +363,7 @@ where
                     .label_font(("sans-serif", 13))
                     .background_style(WHITE.mix(0.85))
                     .border_style(BLACK)
-                    .position(SeriesLabelPosition::UpperRight)
+                    .position(corner())
                     .draw()
                     .map_err(error)?;
             }};
