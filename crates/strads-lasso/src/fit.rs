@@ -134,10 +134,11 @@ pub fn fit<L: Launcher>(
         return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
-    if raw.loss == Loss::Logistic
-        && let Some(whole) = data.whole()
-    {
-        check_labels(&whole.y)?;
+    if let Some(whole) = data.whole() {
+        check_magnitudes(&whole.x, &whole.y, 0)?;
+        if raw.loss == Loss::Logistic {
+            check_labels(&whole.y)?;
+        }
     }
     let workers = launcher.workers();
     let ranges = balanced_ranges(&data.row_weights(), workers);
@@ -174,6 +175,7 @@ pub fn fit<L: Launcher>(
         RunOptions { pipeline_depth: raw.pipeline_depth },
         |p| {
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
+            check_magnitudes(&shard, &labels, ranges[p].start)?;
             if raw.loss == Loss::Logistic {
                 // 0 and -1 both mean the negative class (check_labels refuses files that mix them).
                 for y in &mut labels {
@@ -279,4 +281,36 @@ pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
         (None, Some(_), true) => Ok(LabelForm::Zero),
         _ => Err(LassoError::Data("the labels have one class only; logistic regression needs two".into())),
     }
+}
+
+/// Refuses values whose squares, summed over a column, could overflow: the coordinate updates and
+/// the duality gap need `||x_j||^2` and `||y||^2` as finite numbers. `first_row` numbers the rows of
+/// a shard in the whole data (1-based in the message).
+fn check_magnitudes(x: &strads_data::Features, y: &[f64], first_row: usize) -> Result<(), LassoError> {
+    let rows = x.rows().max(y.len()).max(1) as f64;
+    let limit = (f64::MAX / rows).sqrt() / 4.0;
+    let too_large = |what: &str, row: usize, v: f64| {
+        LassoError::Data(format!(
+            "row {}: {what} {v:e} is too large (squares summed over {rows} rows would overflow past {limit:.1e}); rescale the data",
+            first_row + row + 1
+        ))
+    };
+    if let Some((i, &v)) = y.iter().enumerate().find(|(_, v)| v.abs() > limit) {
+        return Err(too_large("label", i, v));
+    }
+    match x {
+        strads_data::Features::Sparse(m) => {
+            for (i, row) in m.outer_iterator().enumerate() {
+                if let Some(&v) = row.data().iter().find(|v| v.abs() > limit) {
+                    return Err(too_large("feature value", i, v));
+                }
+            }
+        }
+        strads_data::Features::Dense(d) => {
+            if let Some((k, &v)) = d.data.iter().enumerate().find(|(_, v)| v.abs() > limit) {
+                return Err(too_large("feature value", k / d.cols.max(1), v));
+            }
+        }
+    }
+    Ok(())
 }

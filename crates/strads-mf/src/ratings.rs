@@ -153,6 +153,18 @@ pub fn read_ratings(path: &Path, options: &ReadOptions, ids: &mut Ids) -> Result
     if lined.is_empty() {
         return Err(DataError::invalid(path, "no ratings in this file"));
     }
+    // Squared errors summed over every rating must stay finite.
+    let limit = (f64::MAX / lined.len() as f64).sqrt() / 4.0;
+    if let Some((r, line)) = lined.iter().find(|(r, _)| r.value.abs() > limit) {
+        return Err(DataError::parse(
+            path,
+            *line,
+            format!(
+                "rating {:e} is too large (its square summed over the ratings would overflow); rescale the ratings",
+                r.value
+            ),
+        ));
+    }
     resolve_duplicates(path, &mut lined, options.duplicates, ids)?;
     Ok(lined.into_iter().map(|(r, _)| r).collect())
 }
