@@ -134,6 +134,17 @@ pub fn fit<L: Launcher>(
         return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
+    if let Some(limit) = raw.max_memory {
+        let needed =
+            memory_estimate(rows, features, data.whole().map(|w| w.x.nnz()), launcher.workers(), raw.scheduler);
+        if needed > limit {
+            return Err(LassoError::Data(format!(
+                "{rows} rows and {features} features need about {} of memory, above the limit of {} (raise --max-memory, or check the feature indices)",
+                human_bytes(needed),
+                human_bytes(limit)
+            )));
+        }
+    }
     if let Some(whole) = data.whole() {
         check_magnitudes(&whole.x, &whole.y, 0)?;
         if raw.loss == Loss::Logistic {
@@ -313,4 +324,37 @@ fn check_magnitudes(x: &strads_data::Features, y: &[f64], first_row: usize) -> R
         }
     }
     Ok(())
+}
+
+/// Bytes a run needs, roughly: per worker its columns (an offset per feature, 12 bytes per stored
+/// value) and residuals; on the leader the model and the aggregator's per-feature statistics, the
+/// sampler's trees, and (dynamic) every column for the correlations. Stored values are those of the
+/// whole data when known, else one per row and feature up to 2^31.
+pub fn memory_estimate(
+    rows: usize,
+    features: usize,
+    stored: Option<usize>,
+    workers: usize,
+    scheduler: SchedulerKind,
+) -> u64 {
+    let (n, p, w) = (rows as u64, features as u64, workers.max(1) as u64);
+    let nnz = stored.map_or_else(|| n.saturating_mul(p).min(1 << 31), |s| s as u64);
+    let workers_part = w.saturating_mul((p + 1) * 8 + 40 * p / w) + nnz.saturating_mul(12) + n.saturating_mul(48);
+    let leader = p.saturating_mul(96);
+    let correlations = if scheduler == SchedulerKind::Dynamic { (p + 1) * 8 + nnz.saturating_mul(12) } else { 0 };
+    workers_part.saturating_add(leader).saturating_add(correlations)
+}
+
+/// `1.5 GB`, `12 MB`, `800 B`.
+pub fn human_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} KB", b / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
 }

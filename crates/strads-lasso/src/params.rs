@@ -26,6 +26,7 @@
 //! | `gap_every` | auto | rounds between duality-gap checks; auto checks after coordinate work of twice what a check costs | `>= 1` |
 //! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness) | `>= 0` |
 //! | `seed` | 0 | seed of the scheduler's sampling | |
+//! | `max_memory` | none | refuse a run whose estimated memory (model, worker columns, scheduler) exceeds this many bytes | `>= 1` |
 
 use strads_engine::CandidateOrder;
 
@@ -189,6 +190,8 @@ pub struct LassoParams {
     pub pipeline_depth: usize,
     /// Seed.
     pub seed: u64,
+    /// Refuse runs whose estimated memory exceeds this many bytes.
+    pub max_memory: Option<u64>,
 }
 
 impl LassoParams {
@@ -219,6 +222,7 @@ impl LassoParams {
             gap_every: GapEvery::Auto,
             pipeline_depth: 0,
             seed: 0,
+            max_memory: None,
         }
     }
 

@@ -189,6 +189,10 @@ pub struct LassoArgs {
     /// Rounds scheduled and pushed ahead of the pull (bounded staleness); 0 is synchronous.
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub pipeline_depth: usize,
+    /// Refuse a run whose estimated memory exceeds this: bytes, or with K, M, G, T (powers of 1000),
+    /// or off; auto is 80% of the machine's memory.
+    #[arg(long, value_name = "SIZE|auto|off", default_value = "auto")]
+    pub max_memory: String,
     /// Seed of the scheduler's sampling.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,

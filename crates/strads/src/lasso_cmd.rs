@@ -139,8 +139,45 @@ impl Settings {
         params.gap_every = gap_every;
         params.pipeline_depth = args.pipeline_depth;
         params.seed = args.seed;
+        params.max_memory = parse_memory(&args.max_memory)?;
         let params = params.check()?;
         Ok(Settings { load: load_options(&args.data), params, workers: args.workers })
+    }
+}
+
+/// `--max-memory`: bytes (`8G`, `512M`, `1.5T`, `1000000`), `off`, or `auto` (80% of the machine's
+/// memory as /proc/meminfo gives it; no limit where it cannot be read).
+pub fn parse_memory(text: &str) -> Result<Option<u64>, Failure> {
+    match text {
+        "off" => return Ok(None),
+        "auto" => {
+            let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|info| {
+                info.lines()
+                    .find(|l| l.starts_with("MemTotal:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            });
+            return Ok(total_kb.map(|kb| kb * 1024 / 10 * 8));
+        }
+        _ => {}
+    }
+    let trimmed = text.trim().trim_end_matches(['B', 'b']);
+    let (number, scale) = match trimmed.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let scale = match c.to_ascii_uppercase() {
+                'K' => 1e3,
+                'M' => 1e6,
+                'G' => 1e9,
+                'T' => 1e12,
+                _ => return Err(Failure::input(format!("--max-memory: unknown unit in '{text}' (K, M, G or T)"))),
+            };
+            (&trimmed[..i], scale)
+        }
+        _ => (trimmed, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(Some((v * scale) as u64)),
+        _ => Err(Failure::input(format!("--max-memory must be a size such as 8G, auto or off, got '{text}'"))),
     }
 }
 

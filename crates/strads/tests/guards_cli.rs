@@ -125,3 +125,68 @@ fn factorizations_without_regularization_or_with_cold_rows_stay_finite() {
         }
     }
 }
+
+#[test]
+fn memory_beyond_the_limit_is_refused_before_any_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two lines whose largest index claims four billion features: 32 GB of column offsets alone.
+    let data = dir.path().join("claim.svm");
+    std::fs::write(&data, "1 4000000000:1\n-1 1:1\n").unwrap();
+    let out = dir.path().join("run");
+    for (command, limit) in [("lasso", "auto"), ("logreg", "100M")] {
+        let run = strads(&[
+            command,
+            "--data",
+            data.to_str().unwrap(),
+            "--lambda-ratio",
+            "0.5",
+            "--max-memory",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{command}: {}", stderr(&run));
+        assert!(stderr(&run).contains("4000000000 features need about") && stderr(&run).contains("--max-memory"));
+        assert!(!out.exists());
+    }
+    let small = dir.path().join("small.svm");
+    std::fs::write(&small, "1 1:1 2:3\n-1 1:2\n1 2:1\n").unwrap();
+    let tight = strads(&[
+        "lasso",
+        "--data",
+        small.to_str().unwrap(),
+        "--lambda-ratio",
+        "0.5",
+        "--max-memory",
+        "100",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(tight.status.code(), Some(2), "a limit below any run");
+    let unit = strads(&[
+        "lasso",
+        "--data",
+        small.to_str().unwrap(),
+        "--lambda-ratio",
+        "0.5",
+        "--max-memory",
+        "3X",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(unit.status.code(), Some(2));
+    assert!(stderr(&unit).contains("unknown unit"));
+    let fine = strads(&[
+        "lasso",
+        "--data",
+        small.to_str().unwrap(),
+        "--lambda-ratio",
+        "0.5",
+        "--max-memory",
+        "1G",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(fine.status.success(), "{}", stderr(&fine));
+}
