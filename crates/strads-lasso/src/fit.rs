@@ -186,14 +186,12 @@ pub fn fit<L: Launcher>(
         RunOptions { pipeline_depth: raw.pipeline_depth },
         |p| {
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
-            check_magnitudes(&shard, &labels, ranges[p].start)?;
+            if whole.is_none() {
+                // Checked above on the whole data when this process has it.
+                check_magnitudes(&shard, &labels, ranges[p].start)?;
+            }
             if raw.loss == Loss::Logistic {
-                // 0 and -1 both mean the negative class (check_labels refuses files that mix them).
-                for y in &mut labels {
-                    if *y == 0.0 {
-                        *y = -1.0;
-                    }
-                }
+                labels = to_signs(&labels)?;
             }
             Ok(LassoWorker::with_loss(raw.loss, shard.to_columns(), labels))
         },
@@ -264,9 +262,10 @@ impl LabelForm {
     }
 }
 
-/// Checks the labels of a logistic regression: both classes present, written either as -1 and 1
-/// or as 0 and 1. Returns the form, or an error naming the first bad label and its row (1-based).
-pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
+/// The classes seen in a logistic regression's labels: the first -1 and the first 0 (rows, 0-based),
+/// and whether a 1 appears. A label that is none of -1, 0 and 1, or a mix of -1 and 0, is an error
+/// naming its row (1-based).
+fn scan_labels(y: &[f64]) -> Result<(Option<usize>, Option<usize>, bool), LassoError> {
     let (mut minus, mut zero, mut plus) = (None, None, false);
     for (i, &v) in y.iter().enumerate() {
         if v == 1.0 {
@@ -282,16 +281,31 @@ pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
             )));
         }
     }
-    match (minus, zero, plus) {
-        (Some(a), Some(b), _) => Err(LassoError::Data(format!(
+    if let (Some(a), Some(b)) = (minus, zero) {
+        return Err(LassoError::Data(format!(
             "labels mix -1 (row {}) and 0 (row {}); logistic regression takes -1 and 1, or 0 and 1",
             a + 1,
             b + 1
-        ))),
+        )));
+    }
+    Ok((minus, zero, plus))
+}
+
+/// Checks the labels of a logistic regression: both classes present, written either as -1 and 1
+/// or as 0 and 1. Returns the form, or an error naming the first bad label and its row (1-based).
+pub fn check_labels(y: &[f64]) -> Result<LabelForm, LassoError> {
+    match scan_labels(y)? {
         (Some(_), None, true) => Ok(LabelForm::MinusOne),
         (None, Some(_), true) => Ok(LabelForm::Zero),
         _ => Err(LassoError::Data("the labels have one class only; logistic regression needs two".into())),
     }
+}
+
+/// Logistic labels as the loss takes them, -1 and 1, from -1/1 or 0/1; one class is allowed (a test
+/// set may have one), anything else is refused as [`check_labels`] refuses it.
+pub fn to_signs(y: &[f64]) -> Result<Vec<f64>, LassoError> {
+    scan_labels(y)?;
+    Ok(y.iter().map(|&v| if v == 0.0 { -1.0 } else { v }).collect())
 }
 
 /// Refuses values whose squares, summed over a column, could overflow: the coordinate updates and

@@ -27,7 +27,7 @@ pub mod reference;
 mod scheduler;
 
 pub use error::LassoError;
-pub use fit::{LabelForm, LassoFit, Status, TracePoint, check_labels, fit, human_bytes, memory_estimate};
+pub use fit::{LabelForm, LassoFit, Status, TracePoint, check_labels, fit, human_bytes, memory_estimate, to_signs};
 pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
 pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind};
 pub use program::PathPoint;

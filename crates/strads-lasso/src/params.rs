@@ -70,6 +70,16 @@ pub enum LogisticUpdate {
     Bound,
 }
 
+impl LogisticUpdate {
+    /// The name used on the command line and in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogisticUpdate::Newton => "newton",
+            LogisticUpdate::Bound => "bound",
+        }
+    }
+}
+
 /// Which coordinates each round updates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use strads_data::{Dataset, Format, Header, IndexBase, LabelColumn, LoadOptions, write_atomic, write_string_atomic};
 use strads_engine::CandidateOrder;
 use strads_lasso::{
-    CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, PathPoint, PriorityRule,
+    CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, PriorityRule,
     SchedulerKind, TracePoint, check_labels,
 };
 use strads_runtime::Embedded;
@@ -296,30 +296,7 @@ struct Scores {
 
 /// Labels as the logistic loss wants them (-1 and 1), from -1/1 or 0/1; `file` names the data in errors.
 fn signs(y: &[f64], file: &Path) -> Result<Vec<f64>, Failure> {
-    let (mut minus, mut zero) = (None, None);
-    for (i, &v) in y.iter().enumerate() {
-        match v {
-            -1.0 => minus = minus.or(Some(i)),
-            0.0 => zero = zero.or(Some(i)),
-            1.0 => {}
-            _ => {
-                return Err(Failure::input(format!(
-                    "{}: sample {}: label {v} is not a class; logistic regression takes -1 and 1, or 0 and 1",
-                    file.display(),
-                    i + 1
-                )));
-            }
-        }
-    }
-    if let (Some(a), Some(b)) = (minus, zero) {
-        return Err(Failure::input(format!(
-            "{}: labels mix -1 (sample {}) and 0 (sample {}); use -1 and 1, or 0 and 1",
-            file.display(),
-            a + 1,
-            b + 1
-        )));
-    }
-    Ok(y.iter().map(|&v| if v == 0.0 { -1.0 } else { v }).collect())
+    strads_lasso::to_signs(y).map_err(|e| Failure::input(format!("{}: {e}", file.display())))
 }
 
 /// Scores a model (`beta`, `beta0`) on `data` (labels -1/1 for the logistic loss).
@@ -343,11 +320,13 @@ fn score(loss: Loss, beta: &[f64], beta0: f64, data: &Dataset) -> Scores {
     }
 }
 
-/// The coefficients of a path point, dense.
-fn dense(point: &PathPoint, features: usize) -> Vec<f64> {
+/// Sparse coefficients as a dense vector of `features` entries; indices beyond it are dropped.
+fn dense(coefficients: &[(u32, f64)], features: usize) -> Vec<f64> {
     let mut beta = vec![0.0; features];
-    for &(j, b) in &point.coefficients {
-        beta[j as usize] = b;
+    for &(j, b) in coefficients {
+        if let Some(slot) = beta.get_mut(j as usize) {
+            *slot = b;
+        }
     }
     beta
 }
@@ -378,10 +357,7 @@ pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Pa
     Summary {
         loss: raw.loss.name(),
         l1_ratio: raw.l1_ratio,
-        update: (raw.loss == Loss::Logistic).then_some(match raw.update {
-            LogisticUpdate::Newton => "newton",
-            LogisticUpdate::Bound => "bound",
-        }),
+        update: (raw.loss == Loss::Logistic).then_some(raw.update.name()),
         metrics: Metrics {
             train_accuracy: train.accuracy,
             train_rmse: (raw.loss == Loss::Squared).then(|| train.loss.sqrt()),
@@ -635,7 +611,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let path_test = match &test {
         Some(test) if !fit.path.is_empty() => Some((
             if loss == Loss::Logistic { "test_log_loss" } else { "test_mse" },
-            fit.path.iter().map(|p| score(loss, &dense(p, features), p.intercept, test).loss).collect(),
+            fit.path.iter().map(|p| score(loss, &dense(&p.coefficients, features), p.intercept, test).loss).collect(),
         )),
         _ => None,
     };
@@ -643,17 +619,18 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let mut cv_loss = None;
     if let Some(folds) = args.cv {
         let rows = cross_validate(&data, &settings, &fit, folds, args.seed, label, args.quiet)?;
-        let best = (0..rows.len())
-            .min_by(|&a, &b| mean_std(&rows[a].1).0.total_cmp(&mean_std(&rows[b].1).0))
+        let means: Vec<f64> = rows.iter().map(|(_, losses)| mean_std(losses).0).collect();
+        let best = (0..means.len())
+            .min_by(|&a, &b| means[a].total_cmp(&means[b]))
             .ok_or_else(|| Failure::Run(anyhow::anyhow!("cross-validation produced no lambda")))?;
         let point = &fit.path[best];
-        fit.beta = dense(point, features);
+        fit.beta = dense(&point.coefficients, features);
         fit.intercept = point.intercept;
         fit.lambda = point.lambda;
         fit.objective = point.objective;
         fit.duality_gap = point.duality_gap;
         fit.status = point.status;
-        cv_loss = Some(mean_std(&rows[best].1).0);
+        cv_loss = Some(means[best]);
         cv = Some((metric, rows));
     }
     let mut summary = summary(&fit, &settings.params, &data, path, loading_seconds);
@@ -738,6 +715,7 @@ fn cross_validate(
     raw.path_top = Some(first.lambda);
     raw.path = Some(full.path.len().max(2));
     let fold_settings = Settings { load: settings.load.clone(), params: raw.check()?, workers: settings.workers };
+    let loss = fold_settings.params.raw().loss;
     let mut rows: Vec<CvRow> = full.path.iter().map(|p| (p.lambda, Vec::with_capacity(folds))).collect();
     for fold in 0..folds {
         let (inside, outside): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] != fold);
@@ -747,24 +725,13 @@ fn cross_validate(
             Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
             Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
         })?;
-        let loss = fold_settings.params.raw().loss;
         for (row, point) in rows.iter_mut().zip(&fitted.path) {
-            row.1.push(score(loss, &dense(point, full.beta.len()), point.intercept, &held_out).loss);
+            row.1.push(score(loss, &dense(&point.coefficients, full.beta.len()), point.intercept, &held_out).loss);
         }
     }
     // A fold whose path ended early (a budget) leaves the lambdas after it unscored.
     rows.retain(|(_, values)| values.len() == folds);
     Ok(rows)
-}
-
-/// One prediction row.
-#[derive(Serialize)]
-struct Prediction {
-    value: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probability: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    class: Option<f64>,
 }
 
 /// `strads predict`: a saved model on new data; prints accuracy or RMSE when the data has labels.
@@ -784,40 +751,22 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let data = strads_data::load(&args.data.data, &load_options(&args.data))?;
     // Coefficients of features the data does not have contribute nothing: no allocation follows the
     // model file's claims, only the data's columns.
-    let mut beta = vec![0.0; data.x.cols().min(model.features)];
-    for &(j, b) in &model.coefficients {
-        if let Some(slot) = beta.get_mut(j as usize) {
-            *slot = b;
-        }
-    }
+    let beta = dense(&model.coefficients, data.x.cols().min(model.features));
     let fitted = data.x.mul(&beta);
     let negative = model.labels.map_or(-1.0, |form| form.negative());
-    let rows: Vec<Prediction> = fitted
-        .iter()
-        .map(|f| {
-            let value = model.intercept + f;
-            match model.loss {
-                Loss::Squared => Prediction { value, probability: None, class: None },
-                Loss::Logistic => {
-                    let probability = 1.0 / (1.0 + (-value).exp());
-                    Prediction {
-                        value,
-                        probability: Some(probability),
-                        class: Some(if value > 0.0 { 1.0 } else { negative }),
-                    }
-                }
-            }
-        })
-        .collect();
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match model.loss {
             Loss::Squared => writeln!(w, "prediction")?,
             Loss::Logistic => writeln!(w, "margin,probability,class")?,
         }
-        for r in &rows {
-            match (r.probability, r.class) {
-                (Some(p), Some(c)) => writeln!(w, "{},{p},{c}", r.value)?,
-                _ => writeln!(w, "{}", r.value)?,
+        for f in &fitted {
+            let margin = model.intercept + f;
+            match model.loss {
+                Loss::Squared => writeln!(w, "{margin}")?,
+                Loss::Logistic => {
+                    let probability = 1.0 / (1.0 + (-margin).exp());
+                    writeln!(w, "{margin},{probability},{}", if margin > 0.0 { 1.0 } else { negative })?
+                }
             }
         }
         Ok(())
