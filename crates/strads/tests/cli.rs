@@ -1,15 +1,10 @@
 //! The `strads` command as users and scripts call it: outputs, exit codes, errors, help.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 fn generate(dir: &Path) -> String {
     let data = dir.join("train.svm");

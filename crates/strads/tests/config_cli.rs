@@ -1,15 +1,10 @@
 //! `--config FILE` and `--print-config`: settings files with the flags' keys, overridden by flags.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// summary.json without the fields that measure time.
 fn summary(dir: &Path) -> serde_json::Value {

@@ -1,16 +1,11 @@
 //! Numerical guards: degenerate but valid data gives a defined model with no NaN or infinity in any
 //! output, and values too large to square are refused before any work.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Every output file of a run folder, checked for NaN and infinity (text outputs).
 fn assert_finite_outputs(dir: &Path) {

@@ -1,15 +1,10 @@
 //! `strads lda`, `strads lda prepare`, `strads lda infer` and `strads gen lda` as users call them.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()

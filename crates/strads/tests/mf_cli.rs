@@ -1,15 +1,11 @@
 //! `strads mf`, `strads mf predict`, `strads mf recommend` and `strads gen mf` as users call them.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use std::process::Output;
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

@@ -1,15 +1,10 @@
 //! `strads plot`: valid PNG and SVG files with one curve per run, labels from the summaries, clear errors.
 
+mod common;
+
+use common::{stderr, strads};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strads(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strads")).args(args).output().expect("the strads binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Text elements of an SVG document whose content is `label`.
 fn texts(svg: &str, label: &str) -> usize {
