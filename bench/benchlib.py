@@ -1,8 +1,9 @@
-"""Shared by the benchmark scripts: the machine and the commit a result was measured on."""
+"""Shared by the benchmark scripts: the machine and the commit a result was measured on, and their plots."""
 
 import os
 import platform
 import subprocess
+import tempfile
 
 
 def machine():
@@ -53,3 +54,15 @@ def plot_traces(strads, folder, runs, image, y=None, title=None):
         cmd += ["--title", title]
     subprocess.run(cmd, check=True)
     return image
+
+
+def plot_gap_curves(strads, say, curves, image, title):
+    """Each method's duality gap against seconds (one point per fit at one of its tolerances), drawn
+    with `strads plot` into `image`; says the image's markdown line. curves: (label, [(seconds, gap)])."""
+    folder = os.path.join(tempfile.gettempdir(), f"strads-gap-plot-{os.getpid()}-{os.path.basename(image)}")
+    drawn = plot_traces(strads, folder,
+                        [(label, ["seconds", "duality_gap"], sorted(points)) for label, points in curves if points],
+                        image, y="duality_gap", title=title)
+    if drawn:
+        say(f"![duality gap against seconds, one point per fit at one tolerance]({os.path.basename(drawn)})")
+        say()

@@ -23,7 +23,7 @@ import time
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
-from benchlib import plot_traces
+from benchlib import plot_gap_curves
 
 
 def relative_gap(X, y, w, lam):
@@ -177,16 +177,10 @@ def main():
             say(f"| {name} | {workers} | {shown} | {ratio} | {primal:.10g} | {gap:.2e} | {nnz} | {setting} |")
         say()
         stem = os.path.splitext(os.path.basename(data))[0]
-        image = plot_traces(
-            args.strads, os.path.join(tempfile.gettempdir(), f"strads-lasso-plot-{os.getpid()}-{stem}"),
-            [(label, ["seconds", "duality_gap"], sorted(points)) for label, points in curves.items()
-             if label.endswith("P=1") or not label.startswith("strads")],
-            args.out[:-3] + f"-{stem}.png", y="duality_gap",
-            title=f"{stem}, Lasso, {args.ratio:g} x lambda_max",
-        )
-        if image:
-            say(f"![duality gap against seconds, one point per fit at one tolerance]({os.path.basename(image)})")
-            say()
+        plot_gap_curves(args.strads, say,
+                        [(label, points) for label, points in curves.items()
+                         if label.endswith("P=1") or not label.startswith("strads")],
+                        args.out[:-3] + f"-{stem}.png", f"{stem}, Lasso, {args.ratio:g} x lambda_max")
 
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.datasets import load_svmlight_file
 
-from benchlib import commit, machine, plot_traces
+from benchlib import commit, machine, plot_gap_curves
 
 TOLS = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12]
 
@@ -275,15 +275,8 @@ def main():
                 say(f"| {name} | {workers} | not reached | - | - | - | - | {reached} |")
         say()
         # Each method's gap against seconds: one point per fit at one of its tolerances.
-        image = plot_traces(
-            args.strads, os.path.join(tempfile.gettempdir(), f"strads-logreg-plot-{os.getpid()}"),
-            [(label, ["seconds", "duality_gap"], sorted(curve)) for label, curve in curves if curve],
-            args.out[:-3] + ".png", y="duality_gap",
-            title=f"news20-comp, L1 logistic regression, {args.ratio:g} x lambda_max",
-        )
-        if image:
-            say(f"![duality gap against seconds, one point per fit at one tolerance]({os.path.basename(image)})")
-            say()
+        plot_gap_curves(args.strads, say, curves, args.out[:-3] + ".png",
+                        f"news20-comp, L1 logistic regression, {args.ratio:g} x lambda_max")
         strads_best = min((r[2][0] for r in results if r[0].startswith("strads") and r[2]), default=None)
         if celer and strads_best:
             say(f"Target (no slower than celer on a single lambda): fastest strads {strads_best:.3f} s against celer "

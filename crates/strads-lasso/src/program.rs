@@ -670,7 +670,7 @@ impl<'o> LassoAggregator<'o> {
         self.n = t.rows as f64;
         let n = self.n;
         // The intercept at beta = 0, and the gradient's largest entry there.
-        let (start, max_gradient) = match self.settings.loss {
+        let (intercept, max_gradient) = match self.settings.loss {
             Loss::Squared => {
                 let y_mean = if self.settings.intercept { t.y_sum / n } else { 0.0 };
                 self.initial = (t.y_sq - n * y_mean * y_mean).max(0.0) / (2.0 * n.max(1.0));
@@ -707,20 +707,20 @@ impl<'o> LassoAggregator<'o> {
             lambda = self.grid[0];
         }
         self.set_lambda(lambda);
-        let y_mean = start;
         self.beta = vec![0.0; p];
         self.last_commit = vec![NEVER; p];
         self.screened = vec![false; p];
         self.active = (0..p as u32).collect();
         self.y_sum = t.y_sum;
         self.y_sq = t.y_sq;
-        self.beta0 = y_mean;
-        self.r_sum = t.y_sum - self.n * y_mean;
+        self.beta0 = intercept;
+        self.r_sum = t.y_sum - self.n * intercept;
         self.col_max = t.col_max;
         let excluded: Vec<u32> = (0..p as u32).filter(|&j| t.col_sq[j as usize] <= 0.0).collect();
         self.col_sq = t.col_sq;
         self.col_sum = t.col_sum;
-        let commit = (y_mean != 0.0).then(|| Assignment::All(Commit { intercept_delta: y_mean, ..Commit::default() }));
+        let commit =
+            (intercept != 0.0).then(|| Assignment::All(Commit { intercept_delta: intercept, ..Commit::default() }));
         Pulled { commit, feedback: Feedback::Ready { col_nnz: t.col_nnz, excluded } }
     }
 
@@ -936,7 +936,7 @@ impl<'o> LassoAggregator<'o> {
         let mut intercept_delta = 0.0;
         let mut dual_scale = None;
         // The gap at the dual point the screening test is centred on, when not the reported one.
-        let mut screening_gap = f64::NAN;
+        let mut screening_gap = None;
         let (dual_scaled, intercept_gap) = if logistic {
             // D(a) = sum H(a_i) - beta0 sum y_i a_i at a = s p, s the scale the workers used.
             let at_used = total.entropy - self.dual_scale * self.beta0 * total.r_sum;
@@ -975,7 +975,7 @@ impl<'o> LassoAggregator<'o> {
                     .fold(0.0f64, f64::max);
                 scale = if augmented > self.alpha { self.alpha / augmented } else { 1.0 };
                 let augmented_dual = scale * rc_dot_y - 0.5 * scale * scale * (rc_sq + self.ridge * l2);
-                screening_gap = (primal_scaled - augmented_dual).max(0.0);
+                screening_gap = Some((primal_scaled - augmented_dual).max(0.0));
                 (augmented_dual.max(rc_dot_y - 0.5 * rc_sq - ridge_conjugate()), 0.0)
             } else {
                 (scale * rc_dot_y - 0.5 * scale * scale * rc_sq, 0.0)
@@ -1026,7 +1026,7 @@ impl<'o> LassoAggregator<'o> {
         let mut deltas = Vec::new();
         let screening = self.settings.screening && self.status.is_none() && primal.is_finite();
         // The dual is 1-strongly concave for the squared loss, 4-strongly for the logistic one.
-        let sphere_gap = if screening_gap.is_nan() { gap_scaled } else { screening_gap };
+        let sphere_gap = screening_gap.unwrap_or(gap_scaled);
         let radius = if logistic { (0.5 * sphere_gap).sqrt() } else { (2.0 * sphere_gap).sqrt() };
         // Distance of each remaining coordinate to its optimality bound, for the working set.
         let mut scores: Vec<(f64, u32)> = Vec::new();
