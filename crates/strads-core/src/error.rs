@@ -52,4 +52,13 @@ pub enum EngineError {
     /// The transport between processes failed.
     #[error("transport failed: {0}")]
     Transport(String),
+    /// A checkpoint could not be saved or restored.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
+    /// The run was asked to stop (a signal, for example) and saved a checkpoint after this many rounds.
+    #[error("interrupted after round {rounds}; a checkpoint was saved")]
+    Interrupted {
+        /// Rounds pulled before stopping.
+        rounds: u64,
+    },
 }

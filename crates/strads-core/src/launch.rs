@@ -5,7 +5,7 @@
 //! factory (called only on the process that leads). The [`Launcher`] chosen at start-up decides
 //! where those run; the application never learns whether it was threads or processes.
 
-use crate::{Aggregator, BoxError, EngineError, Program, Scheduler, Worker, WorkerId};
+use crate::{Aggregator, BoxError, Checkpoints, EngineError, NoCheckpoints, Program, Scheduler, Worker, WorkerId};
 
 /// Options every engine honours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,6 +31,24 @@ pub trait Launcher {
     fn run<P, W, S, A>(
         &self,
         options: RunOptions,
+        make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
+        make_leader: impl FnOnce() -> (S, A),
+    ) -> Result<Option<(S, A)>, EngineError>
+    where
+        P: Program,
+        W: Worker<P>,
+        S: Scheduler<P>,
+        A: Aggregator<P>,
+    {
+        self.run_checkpointed(options, &mut NoCheckpoints, make_worker, make_leader)
+    }
+
+    /// [`Launcher::run`] with checkpoints: resumes from `checkpoints.resume()` if it gives a
+    /// snapshot, and saves one whenever `checkpoints.due(..)` says so, at a round boundary.
+    fn run_checkpointed<P, W, S, A>(
+        &self,
+        options: RunOptions,
+        checkpoints: &mut dyn Checkpoints,
         make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
         make_leader: impl FnOnce() -> (S, A),
     ) -> Result<Option<(S, A)>, EngineError>

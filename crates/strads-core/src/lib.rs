@@ -15,12 +15,14 @@
 #![warn(clippy::unwrap_used)]
 
 mod assignment;
+pub mod checkpoint;
 mod error;
 mod launch;
 mod partition;
 mod program;
 
 pub use assignment::Assignment;
+pub use checkpoint::{Checkpoints, Due, NoCheckpoints, Position, Snapshot};
 pub use error::{BoxError, EngineError};
 pub use launch::{Launcher, RunOptions};
 pub use partition::{balanced_ranges, shard_range};

@@ -5,7 +5,7 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::Assignment;
+use crate::{Assignment, BoxError, checkpoint::unsupported};
 
 /// Index of a worker, `0..workers`.
 pub type WorkerId = usize;
@@ -97,6 +97,23 @@ pub trait Scheduler<P: Program> {
 
     /// Receives what `pull` returned for a round; rounds arrive in order.
     fn feedback(&mut self, round: Round, feedback: P::Feedback);
+
+    /// Whole iterations (passes over the model) done so far, for programs that count them; a
+    /// checkpoint policy given in iterations counts these instead of rounds.
+    fn iteration(&self) -> Option<u64> {
+        None
+    }
+
+    /// Saves the state needed to continue exactly from the current round boundary (checkpoints).
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        Err(unsupported("scheduler"))
+    }
+
+    /// Restores a state written by [`Scheduler::save`] into a scheduler freshly built for the same run.
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let _ = state;
+        Err(unsupported("scheduler"))
+    }
 }
 
 /// `push` and `sync`: one worker, owning one shard of the data and the state derived from it.
@@ -115,6 +132,18 @@ pub trait Worker<P: Program>: Send {
     /// Receives the block that arrives from the next worker on the ring.
     fn receive_block(&mut self, block: P::Block) {
         let _ = block;
+    }
+
+    /// Saves what this worker derived or changed since it was built (not its data), so that a
+    /// worker freshly built over the same shard continues exactly (checkpoints).
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        Err(unsupported("worker"))
+    }
+
+    /// Restores a state written by [`Worker::save`] into a worker freshly built over the same shard.
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let _ = state;
+        Err(unsupported("worker"))
     }
 }
 
@@ -136,4 +165,15 @@ pub trait Aggregator<P: Program> {
         tasks: &Assignment<P::Task>,
         partials: Vec<P::Partial>,
     ) -> Pulled<P::Commit, P::Feedback>;
+
+    /// Saves the state needed to continue exactly from the current round boundary (checkpoints).
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        Err(unsupported("aggregator"))
+    }
+
+    /// Restores a state written by [`Aggregator::save`] into an aggregator freshly built for the same run.
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let _ = state;
+        Err(unsupported("aggregator"))
+    }
 }

@@ -7,7 +7,11 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use strads_core::{Aggregator, Decision, EngineError, Plan, Program, Round, RunOptions, Scheduler, Slot};
+use strads_core::checkpoint::{decode, encode};
+use strads_core::{
+    Aggregator, Checkpoints, Decision, Due, EngineError, NoCheckpoints, Plan, Position, Program, Round, RunOptions,
+    Scheduler, Slot, Snapshot,
+};
 
 use crate::Transport;
 
@@ -37,12 +41,69 @@ where
     A: Aggregator<P>,
     T: Transport<P>,
 {
+    drive_checkpointed(scheduler, aggregator, transport, options, &mut NoCheckpoints)
+}
+
+/// A round pushed and not yet pulled; its partials once collected ahead of the pull (for a snapshot).
+struct InFlight<P: Program> {
+    round: Round,
+    plan: Arc<Plan<P::Task>>,
+    partials: Option<Vec<P::Partial>>,
+}
+
+/// A round in flight as a snapshot stores it.
+type SavedRound<P> = (Round, Plan<<P as Program>::Task>, Vec<<P as Program>::Partial>);
+
+fn checkpoint_error(what: &str, error: impl std::fmt::Display) -> EngineError {
+    EngineError::Checkpoint(format!("{what}: {error}"))
+}
+
+/// [`drive`] with checkpoints: restores every role from `checkpoints.resume()` first, if it gives a
+/// snapshot, and saves one after a pulled round whenever `checkpoints.due(..)` asks.
+///
+/// A snapshot is taken between rounds without draining the pipeline: the partials of the rounds
+/// still in flight are collected early and saved with their plans, and every worker saves its state
+/// after the operations issued so far, so a run resumed from it carries on exactly as the saved one
+/// would have. Taking a snapshot never changes what a run computes.
+pub fn drive_checkpointed<P, S, A, T>(
+    scheduler: &mut S,
+    aggregator: &mut A,
+    transport: &mut T,
+    options: RunOptions,
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<RunStats, EngineError>
+where
+    P: Program,
+    S: Scheduler<P>,
+    A: Aggregator<P>,
+    T: Transport<P>,
+{
     let workers = transport.workers();
-    let mut in_flight: VecDeque<(Round, Arc<Plan<P::Task>>)> = VecDeque::new();
+    let mut in_flight: VecDeque<InFlight<P>> = VecDeque::new();
     let mut stats = RunStats::default();
     let mut next = 0u64;
     let mut synced = 0u64;
     let mut stopped = false;
+    if let Some(snapshot) = checkpoints.resume() {
+        if snapshot.workers.len() != workers {
+            return Err(EngineError::Checkpoint(format!(
+                "the checkpoint has {} workers but this run has {workers}",
+                snapshot.workers.len()
+            )));
+        }
+        scheduler.restore(&snapshot.scheduler).map_err(|e| checkpoint_error("restoring the scheduler", e))?;
+        aggregator.restore(&snapshot.aggregator).map_err(|e| checkpoint_error("restoring the aggregator", e))?;
+        let saved: Vec<SavedRound<P>> =
+            decode(&snapshot.in_flight).map_err(|e| checkpoint_error("restoring the rounds in flight", e))?;
+        in_flight = saved
+            .into_iter()
+            .map(|(round, plan, partials)| InFlight { round, plan: Arc::new(plan), partials: Some(partials) })
+            .collect();
+        transport.restore(snapshot.workers)?;
+        next = snapshot.next_round;
+        synced = snapshot.synced;
+        stats = RunStats { rounds: snapshot.rounds, waits: snapshot.waits };
+    }
     loop {
         while !stopped && in_flight.len() <= options.pipeline_depth {
             match scheduler.schedule(Slot { round: next, in_flight: in_flight.len() }) {
@@ -60,7 +121,7 @@ where
                     let round = Round { index: next, synced };
                     let plan = Arc::new(plan);
                     transport.push(round, Arc::clone(&plan))?;
-                    in_flight.push_back((round, plan));
+                    in_flight.push_back(InFlight { round, plan, partials: None });
                     next += 1;
                 }
                 Decision::Wait => {
@@ -73,10 +134,13 @@ where
                 Decision::Stop => stopped = true,
             }
         }
-        let Some((round, plan)) = in_flight.pop_front() else {
+        let Some(InFlight { round, plan, partials }) = in_flight.pop_front() else {
             break;
         };
-        let partials = transport.collect()?;
+        let partials = match partials {
+            Some(partials) => partials,
+            None => transport.collect()?,
+        };
         let pulled = aggregator.pull(round, &plan.tasks, partials);
         if let Some(commit) = pulled.commit {
             if !commit.fits(workers) {
@@ -94,6 +158,35 @@ where
         synced = round.index + 1;
         stats.rounds += 1;
         scheduler.feedback(round, pulled.feedback);
+        if stopped {
+            continue;
+        }
+        let due = checkpoints.due(Position { rounds: stats.rounds, iteration: scheduler.iteration() });
+        if due == Due::No {
+            continue;
+        }
+        for flight in in_flight.iter_mut() {
+            if flight.partials.is_none() {
+                flight.partials = Some(transport.collect()?);
+            }
+        }
+        let saved: Vec<_> =
+            in_flight.iter().filter_map(|f| f.partials.as_ref().map(|p| (&f.round, &*f.plan, p))).collect();
+        let snapshot = Snapshot {
+            next_round: next,
+            synced,
+            rounds: stats.rounds,
+            waits: stats.waits,
+            iteration: scheduler.iteration(),
+            scheduler: scheduler.save().map_err(|e| checkpoint_error("saving the scheduler", e))?,
+            aggregator: aggregator.save().map_err(|e| checkpoint_error("saving the aggregator", e))?,
+            workers: transport.save()?,
+            in_flight: encode(&saved).map_err(|e| checkpoint_error("saving the rounds in flight", e))?,
+        };
+        checkpoints.save(&snapshot).map_err(|e| checkpoint_error("writing", e))?;
+        if due == Due::SaveAndStop {
+            return Err(EngineError::Interrupted { rounds: stats.rounds });
+        }
     }
     Ok(stats)
 }
@@ -101,7 +194,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strads_core::{Assignment, Pulled, Worker};
+    use strads_core::{Assignment, BoxError, Pulled, Worker};
 
     /// A program whose workers record the order of what they see, to check the pipeline's staleness.
     struct Echo;
@@ -126,6 +219,13 @@ mod tests {
             assert_eq!(round.index, *commit);
             self.log.push(format!("sync {}", round.index));
             self.last_synced = Some(*commit);
+        }
+        fn save(&self) -> Result<Vec<u8>, BoxError> {
+            encode(&(self.last_synced, &self.log))
+        }
+        fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+            (self.last_synced, self.log) = decode(state)?;
+            Ok(())
         }
     }
 
@@ -152,6 +252,12 @@ mod tests {
             }
             Ok(())
         }
+        fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
+            Ok(vec![self.worker.save().map_err(|e| EngineError::Checkpoint(e.to_string()))?])
+        }
+        fn restore(&mut self, states: Vec<Vec<u8>>) -> Result<(), EngineError> {
+            self.worker.restore(&states[0]).map_err(|e| EngineError::Checkpoint(e.to_string()))
+        }
     }
 
     struct Count {
@@ -168,6 +274,13 @@ mod tests {
             if slot.round < self.limit { Decision::Run(Plan::all(slot.round)) } else { Decision::Stop }
         }
         fn feedback(&mut self, _round: Round, _feedback: ()) {}
+        fn save(&self) -> Result<Vec<u8>, BoxError> {
+            encode(&self.waited)
+        }
+        fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+            self.waited = decode(state)?;
+            Ok(())
+        }
     }
 
     struct Check;
@@ -177,6 +290,12 @@ mod tests {
             // The worker had synced exactly the rounds the driver says it had.
             assert_eq!(partials[0], (round.index, round.synced));
             Pulled { commit: Some(Assignment::All(round.index)), feedback: () }
+        }
+        fn save(&self) -> Result<Vec<u8>, BoxError> {
+            Ok(vec![])
+        }
+        fn restore(&mut self, _state: &[u8]) -> Result<(), BoxError> {
+            Ok(())
         }
     }
 
@@ -225,5 +344,74 @@ mod tests {
         let mut transport = Inline { worker: Recorder { last_synced: None, log: vec![] }, pending: VecDeque::new() };
         let result = drive(&mut AlwaysWait, &mut Check, &mut transport, RunOptions::default());
         assert!(matches!(result, Err(EngineError::Stalled { round: 0 })));
+    }
+
+    /// Saves after chosen rounds, stopping at one of them; resumes from a given snapshot.
+    struct Store {
+        resume: Option<Snapshot>,
+        save_after: Vec<u64>,
+        stop_after: Option<u64>,
+        saved: Vec<Snapshot>,
+    }
+    impl Checkpoints for Store {
+        fn resume(&mut self) -> Option<Snapshot> {
+            self.resume.take()
+        }
+        fn due(&mut self, position: Position) -> Due {
+            if Some(position.rounds) == self.stop_after {
+                Due::SaveAndStop
+            } else if self.save_after.contains(&position.rounds) {
+                Due::Save
+            } else {
+                Due::No
+            }
+        }
+        fn save(&mut self, snapshot: &Snapshot) -> Result<(), BoxError> {
+            self.saved.push(snapshot.clone());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_run_stopped_at_a_checkpoint_and_resumed_does_what_an_uninterrupted_run_does() {
+        for depth in [0, 2] {
+            for wait_at in [None, Some(3)] {
+                let (stats, log, waited) = run(depth, wait_at);
+                for stop in 1..(6 - depth as u64) {
+                    let fresh =
+                        || Inline { worker: Recorder { last_synced: None, log: vec![] }, pending: VecDeque::new() };
+                    let options = RunOptions { pipeline_depth: depth };
+                    let mut first = Store { resume: None, save_after: vec![1], stop_after: Some(stop), saved: vec![] };
+                    let mut scheduler = Count { limit: 6, wait_at, waited: false };
+                    let stopped = drive_checkpointed(&mut scheduler, &mut Check, &mut fresh(), options, &mut first);
+                    assert!(matches!(stopped, Err(EngineError::Interrupted { rounds }) if rounds == stop));
+                    let snapshot = first.saved.pop().unwrap();
+                    assert_eq!(snapshot.rounds, stop);
+                    let mut second =
+                        Store { resume: Some(snapshot), save_after: vec![], stop_after: None, saved: vec![] };
+                    let mut scheduler = Count { limit: 6, wait_at, waited: false };
+                    let mut transport = fresh();
+                    let resumed =
+                        drive_checkpointed(&mut scheduler, &mut Check, &mut transport, options, &mut second).unwrap();
+                    assert_eq!(resumed, stats, "depth {depth}, stop after {stop}");
+                    assert_eq!(transport.worker.log, log, "depth {depth}, stop after {stop}");
+                    assert_eq!(scheduler.waited, waited);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_snapshot_for_another_number_of_workers_is_refused() {
+        let mut store = Store { resume: None, save_after: vec![], stop_after: Some(2), saved: vec![] };
+        let mut transport = Inline { worker: Recorder { last_synced: None, log: vec![] }, pending: VecDeque::new() };
+        let mut scheduler = Count { limit: 6, wait_at: None, waited: false };
+        let _ = drive_checkpointed(&mut scheduler, &mut Check, &mut transport, RunOptions::default(), &mut store);
+        let mut snapshot = store.saved.pop().unwrap();
+        snapshot.workers.push(vec![]);
+        let mut store = Store { resume: Some(snapshot), save_after: vec![], stop_after: None, saved: vec![] };
+        let mut scheduler = Count { limit: 6, wait_at: None, waited: false };
+        let result = drive_checkpointed(&mut scheduler, &mut Check, &mut transport, RunOptions::default(), &mut store);
+        assert!(matches!(result, Err(EngineError::Checkpoint(message)) if message.contains("2 workers")));
     }
 }

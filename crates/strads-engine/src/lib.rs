@@ -17,7 +17,7 @@ mod static_plan;
 mod sumtree;
 mod transport;
 
-pub use driver::{RunStats, drive};
+pub use driver::{RunStats, drive, drive_checkpointed};
 pub use dynamic::{
     CandidateOrder, Dependency, DynamicConfig, DynamicScheduler, NoDependency, ParamId, Priority, SelectStats,
 };

@@ -21,6 +21,12 @@ pub trait Transport<P: Program> {
 
     /// Delivers a round's commit; every worker syncs it before its next push.
     fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError>;
+
+    /// Every worker's saved state, in worker order, after it carried out every operation issued so far.
+    fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError>;
+
+    /// Restores every worker from its saved state (in worker order) before the first round.
+    fn restore(&mut self, states: Vec<Vec<u8>>) -> Result<(), EngineError>;
 }
 
 /// Runs one worker's `push` for a plan, picking its task out of the assignment.

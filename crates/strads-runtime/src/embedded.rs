@@ -13,10 +13,10 @@ use std::sync::mpsc::{Receiver, RecvError, Sender, TryRecvError, channel};
 use std::thread;
 
 use strads_core::{
-    Aggregator, Assignment, BoxError, EngineError, Launcher, Plan, Program, Round, RunOptions, Scheduler, Worker,
-    WorkerId,
+    Aggregator, Assignment, BoxError, Checkpoints, EngineError, Launcher, Plan, Program, Round, RunOptions, Scheduler,
+    Worker, WorkerId,
 };
-use strads_engine::{Transport, drive, push_on};
+use strads_engine::{Transport, drive_checkpointed, push_on};
 
 /// Runs programs on worker threads of this process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,12 +58,15 @@ fn receive<T>(from: &Receiver<T>, spin: u32) -> Result<T, RecvError> {
 enum Command<P: Program> {
     Push(Round, Arc<Plan<P::Task>>),
     Sync(Round, Arc<Assignment<P::Commit>>),
+    Save,
+    Restore(Vec<u8>),
 }
 
 enum Reply<P: Program> {
     Ready,
     SetupFailed(BoxError),
     Partial(P::Partial),
+    State(Vec<u8>),
     Failed(EngineError),
 }
 
@@ -90,9 +93,10 @@ impl Launcher for Embedded {
         true
     }
 
-    fn run<P, W, S, A>(
+    fn run_checkpointed<P, W, S, A>(
         &self,
         options: RunOptions,
+        checkpoints: &mut dyn Checkpoints,
         make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
         make_leader: impl FnOnce() -> (S, A),
     ) -> Result<Option<(S, A)>, EngineError>
@@ -138,16 +142,20 @@ impl Launcher for Embedded {
                         return Err(EngineError::Setup { worker: id, source });
                     }
                     Ok(Reply::Failed(error)) => return Err(error),
-                    Ok(Reply::Partial(_)) | Err(_) => return Err(stopped(id)),
+                    Ok(Reply::Partial(_) | Reply::State(_)) | Err(_) => return Err(stopped(id)),
                 }
             }
 
             let mut transport = Threads { worker0, ring0, remotes, pending0: VecDeque::new(), spin: self.spin };
             let (mut scheduler, mut aggregator) = make_leader();
-            drive(&mut scheduler, &mut aggregator, &mut transport, options)?;
+            drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints)?;
             Ok(Some((scheduler, aggregator)))
         })
     }
+}
+
+fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
+    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
 }
 
 fn stopped(worker: WorkerId) -> EngineError {
@@ -212,6 +220,24 @@ fn serve<P: Program, W: Worker<P>>(
                         worker.sync(round, commit);
                     }
                 }
+                Command::Save => {
+                    let reply = match worker.save() {
+                        Ok(state) => Reply::State(state),
+                        Err(e) => Reply::Failed(checkpoint_failed(id, "saving", e)),
+                    };
+                    if replies.send(reply).is_err() {
+                        return;
+                    }
+                }
+                Command::Restore(state) => {
+                    let reply = match worker.restore(&state) {
+                        Ok(()) => Reply::Ready,
+                        Err(e) => Reply::Failed(checkpoint_failed(id, "restoring", e)),
+                    };
+                    if replies.send(reply).is_err() {
+                        return;
+                    }
+                }
             }
         }
     }));
@@ -258,10 +284,43 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
                 Ok(Reply::SetupFailed(source)) => {
                     return Err(EngineError::Setup { worker: offset + 1, source });
                 }
-                Ok(Reply::Ready) | Err(_) => return Err(stopped(offset + 1)),
+                Ok(Reply::Ready | Reply::State(_)) | Err(_) => return Err(stopped(offset + 1)),
             }
         }
         Ok(partials)
+    }
+
+    fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            remote.commands.send(Command::Save).map_err(|_| stopped(offset + 1))?;
+        }
+        let mut states = Vec::with_capacity(self.workers());
+        states.push(self.worker0.save().map_err(|e| checkpoint_failed(0, "saving", e))?);
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            match remote.replies.recv() {
+                Ok(Reply::State(state)) => states.push(state),
+                Ok(Reply::Failed(error)) => return Err(error),
+                _ => return Err(stopped(offset + 1)),
+            }
+        }
+        Ok(states)
+    }
+
+    fn restore(&mut self, states: Vec<Vec<u8>>) -> Result<(), EngineError> {
+        let mut states = states.into_iter();
+        let first = states.next().ok_or_else(|| EngineError::Checkpoint("no saved worker states".into()))?;
+        for (offset, (remote, state)) in self.remotes.iter().zip(states).enumerate() {
+            remote.commands.send(Command::Restore(state)).map_err(|_| stopped(offset + 1))?;
+        }
+        self.worker0.restore(&first).map_err(|e| checkpoint_failed(0, "restoring", e))?;
+        for (offset, remote) in self.remotes.iter().enumerate() {
+            match remote.replies.recv() {
+                Ok(Reply::Ready) => {}
+                Ok(Reply::Failed(error)) => return Err(error),
+                _ => return Err(stopped(offset + 1)),
+            }
+        }
+        Ok(())
     }
 
     fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
