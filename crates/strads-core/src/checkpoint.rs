@@ -83,6 +83,56 @@ impl Checkpoints for NoCheckpoints {
     }
 }
 
+/// Keeps the last snapshot in memory: saves every `every` rounds, stops after `stop_after` rounds,
+/// resumes from `resume`. Tests use it to stop a run anywhere and continue it.
+#[derive(Clone, Debug, Default)]
+pub struct InMemory {
+    /// The snapshot the next run resumes from.
+    pub resume: Option<Snapshot>,
+    /// Save after every this many rounds (0: never, except when stopping).
+    pub every: u64,
+    /// Save and stop after this many rounds.
+    pub stop_after: Option<u64>,
+    /// The last snapshot saved.
+    pub last: Option<Snapshot>,
+    /// How many snapshots were saved.
+    pub saves: u64,
+}
+
+impl InMemory {
+    /// A store that stops the run after `rounds` rounds.
+    pub fn stopping_after(rounds: u64) -> Self {
+        InMemory { stop_after: Some(rounds), ..InMemory::default() }
+    }
+
+    /// A store that resumes from `snapshot` and then runs to the end.
+    pub fn resuming(snapshot: Snapshot) -> Self {
+        InMemory { resume: Some(snapshot), ..InMemory::default() }
+    }
+}
+
+impl Checkpoints for InMemory {
+    fn resume(&mut self) -> Option<Snapshot> {
+        self.resume.take()
+    }
+
+    fn due(&mut self, position: Position) -> Due {
+        if Some(position.rounds) == self.stop_after {
+            Due::SaveAndStop
+        } else if self.every > 0 && position.rounds.is_multiple_of(self.every) {
+            Due::Save
+        } else {
+            Due::No
+        }
+    }
+
+    fn save(&mut self, snapshot: &Snapshot) -> Result<(), BoxError> {
+        self.last = Some(snapshot.clone());
+        self.saves += 1;
+        Ok(())
+    }
+}
+
 /// Encodes a role's state (compact binary, the format every snapshot uses).
 pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, BoxError> {
     Ok(postcard::to_stdvec(value)?)

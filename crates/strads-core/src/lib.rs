@@ -22,7 +22,7 @@ mod partition;
 mod program;
 
 pub use assignment::Assignment;
-pub use checkpoint::{Checkpoints, Due, NoCheckpoints, Position, Snapshot};
+pub use checkpoint::{Checkpoints, Due, InMemory, NoCheckpoints, Position, Snapshot};
 pub use error::{BoxError, EngineError};
 pub use launch::{Launcher, RunOptions};
 pub use partition::{balanced_ranges, shard_range};

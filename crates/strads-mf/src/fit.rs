@@ -1,6 +1,6 @@
 //! Training a factorization on any launcher: checks the ratings, partitions users and items, runs the plan.
 
-use strads_core::{Launcher, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 
 use crate::MfError;
 use crate::params::{Bias, CheckedParams};
@@ -74,6 +74,22 @@ pub fn fit<L: Launcher>(
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<MfFit>, MfError> {
+    fit_checkpointed(train, test, users, items, params, launcher, observer, &mut NoCheckpoints)
+}
+
+/// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,
+/// and saves snapshots when it asks (see [`Checkpoints`]). It counts outer iterations.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_checkpointed<L: Launcher>(
+    train: &[Rating],
+    test: &[Rating],
+    users: usize,
+    items: usize,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<Option<MfFit>, MfError> {
     let workers = launcher.workers();
     if workers != params.workers {
         return Err(MfError::Params(format!(
@@ -108,8 +124,9 @@ pub fn fit<L: Launcher>(
     let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
     let user_ranges = balanced_ranges(&weights(&user_counts), workers);
     let item_ranges = balanced_ranges(&weights(&item_counts), workers);
-    let outcome = launcher.run::<Mf, _, _, _>(
+    let outcome = launcher.run_checkpointed::<Mf, _, _, _>(
         RunOptions { pipeline_depth: 0 },
+        checkpoints,
         |p| {
             let (us, is) = (user_ranges[p].clone(), item_ranges[p].clone());
             let triplet = |r: &Rating| (r.user, r.item, r.value);

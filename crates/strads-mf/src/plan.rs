@@ -3,13 +3,15 @@
 
 use std::time::{Duration, Instant};
 
-use strads_core::{Aggregator, Assignment, Decision, Plan, Pulled, Round, Scheduler, Slot};
+use serde::{Deserialize, Serialize};
+use strads_core::checkpoint::{decode, encode};
+use strads_core::{Aggregator, Assignment, BoxError, Decision, Plan, Pulled, Round, Scheduler, Slot};
 
 use crate::params::{Algorithm, Bias, CheckedParams};
 use crate::program::{Commit, Evaluation, Mf, Partial, Side, Task};
 
 /// One evaluation of the model.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TracePoint {
     /// Outer iterations completed.
     pub iteration: u64,
@@ -158,10 +160,43 @@ impl Scheduler<Mf> for MfScheduler<'_> {
             self.trace.push(point);
         }
     }
+
+    fn iteration(&self) -> Option<u64> {
+        Some(self.iteration)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        let state = (
+            self.iteration,
+            self.next_task,
+            self.half_steps,
+            self.evaluated_at,
+            self.gathered,
+            self.training,
+            &self.trace,
+            self.tasks.len(),
+        );
+        encode(&state)
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let tasks;
+        (
+            self.iteration,
+            self.next_task,
+            self.half_steps,
+            self.evaluated_at,
+            self.gathered,
+            self.training,
+            self.trace,
+            tasks,
+        ) = decode(state)?;
+        strads_core::checkpoint::expect_len("iteration plan", tasks, self.tasks.len())
+    }
 }
 
 /// The gathered model: `W` (`users x D`) and `H` (`items x D`), row-major.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Factors {
     /// User rows.
     pub w: Vec<f64>,
@@ -239,5 +274,14 @@ impl Aggregator<Mf> for MfAggregator {
             }
         };
         Pulled { commit: commit.map(Assignment::All), feedback: None }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        encode(&self.gathered)
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        self.gathered = decode(state)?;
+        Ok(())
     }
 }

@@ -20,7 +20,8 @@ use std::ops::Range;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
-use strads_core::{Program, Round, Worker};
+use strads_core::checkpoint::{decode, encode, expect_len};
+use strads_core::{BoxError, Program, Round, Worker};
 
 use crate::params::{Algorithm, Bias, CheckedParams};
 
@@ -130,6 +131,13 @@ pub struct Entries {
 }
 
 impl Entries {
+    /// Replaces the residuals with saved ones of the same entries.
+    fn restore_residuals(&mut self, what: &str, residual: Vec<f64>) -> Result<(), BoxError> {
+        expect_len(what, residual.len(), self.residual.len())?;
+        self.residual = residual;
+        Ok(())
+    }
+
     /// Entries of `rows` local rows from `(local row, other index, value)` triplets, sorted by row then
     /// other index (so sums run in the same order whatever the partition).
     pub fn new(rows: usize, mut triplets: Vec<(u32, u32, f64)>) -> Entries {
@@ -645,6 +653,56 @@ impl Worker<Mf> for Shard {
             }
         }
     }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        encode(&ShardState {
+            w: Cow::Borrowed(&self.w),
+            h: Cow::Borrowed(&self.h),
+            by_user: Cow::Borrowed(&self.by_user.residual),
+            by_item: Cow::Borrowed(&self.by_item.residual),
+            test: Cow::Borrowed(&self.test.residual),
+            full_w: Cow::Borrowed(&self.full_w),
+            full_h: Cow::Borrowed(&self.full_h),
+            by_user_fresh: self.by_user_fresh,
+            u: Cow::Borrowed(&self.u),
+            v: Cow::Borrowed(&self.v),
+            open: self.open,
+        })
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let state: ShardState = decode(state)?;
+        expect_len("user factors", state.w.len(), self.w.len())?;
+        expect_len("item factors", state.h.len(), self.h.len())?;
+        self.by_user.restore_residuals("user residuals", state.by_user.into_owned())?;
+        self.by_item.restore_residuals("item residuals", state.by_item.into_owned())?;
+        self.test.restore_residuals("test residuals", state.test.into_owned())?;
+        self.w = state.w.into_owned();
+        self.h = state.h.into_owned();
+        self.full_w = state.full_w.into_owned();
+        self.full_h = state.full_h.into_owned();
+        self.by_user_fresh = state.by_user_fresh;
+        self.u = state.u.into_owned();
+        self.v = state.v.into_owned();
+        self.open = state.open;
+        Ok(())
+    }
+}
+
+/// What a worker saves in a checkpoint: its rows, every residual, and the replicated vectors.
+#[derive(Serialize, Deserialize)]
+struct ShardState<'a> {
+    w: Cow<'a, [f64]>,
+    h: Cow<'a, [f64]>,
+    by_user: Cow<'a, [f64]>,
+    by_item: Cow<'a, [f64]>,
+    test: Cow<'a, [f64]>,
+    full_w: Cow<'a, [f64]>,
+    full_h: Cow<'a, [f64]>,
+    by_user_fresh: bool,
+    u: Cow<'a, [f64]>,
+    v: Cow<'a, [f64]>,
+    open: Option<usize>,
 }
 
 impl Shard {

@@ -216,3 +216,45 @@ fn a_seed_gives_the_same_model_and_another_seed_another() {
     other.seed = 8;
     assert_ne!(run(&p, &other).0.factors, a.factors);
 }
+
+fn bits(values: &[f64]) -> Vec<u64> {
+    values.iter().map(|v| v.to_bits()).collect()
+}
+
+#[test]
+fn a_run_stopped_at_any_round_and_resumed_gives_the_same_model_bit_for_bit() {
+    use strads_core::InMemory;
+    use strads_mf::fit_checkpointed;
+    let p = problem(30, 20, 3, 0.3, 0.1, 5);
+    for algorithm in ALGORITHMS {
+        for (bias, workers) in [(Bias::None, 1), (Bias::Full, 2), (Bias::Global, 3)] {
+            let params = params(algorithm, bias, algorithm == Algorithm::Als, 3, workers);
+            let (whole, trace) = run(&p, &params);
+            let launcher = Embedded::new(workers).unwrap();
+            let mut counted = InMemory { every: 1, ..InMemory::default() };
+            fit_checkpointed(&p.train, &p.test, p.users, p.items, &params, &launcher, &mut |_| {}, &mut counted)
+                .unwrap();
+            let rounds = counted.saves;
+            assert!(rounds > 5, "{algorithm:?}: only {rounds} rounds");
+            for stop in [1, rounds / 3, rounds / 2 + 1, rounds - 1] {
+                let mut first = InMemory::stopping_after(stop);
+                let stopped =
+                    fit_checkpointed(&p.train, &p.test, p.users, p.items, &params, &launcher, &mut |_| {}, &mut first);
+                assert!(matches!(
+                    stopped,
+                    Err(strads_mf::MfError::Engine(strads_core::EngineError::Interrupted { .. }))
+                ));
+                let mut second = InMemory::resuming(first.last.expect("a snapshot at the stop"));
+                let resumed =
+                    fit_checkpointed(&p.train, &p.test, p.users, p.items, &params, &launcher, &mut |_| {}, &mut second)
+                        .unwrap()
+                        .unwrap();
+                let what = format!("{algorithm:?} {bias:?} P={workers} stopped after {stop} of {rounds} rounds");
+                assert_eq!(bits(&resumed.factors.w), bits(&whole.factors.w), "{what}");
+                assert_eq!(bits(&resumed.factors.h), bits(&whole.factors.h), "{what}");
+                let objectives = |t: &[TracePoint]| t.iter().map(|t| t.objective.to_bits()).collect::<Vec<_>>();
+                assert_eq!(objectives(&resumed.trace), objectives(&trace), "{what}");
+            }
+        }
+    }
+}
