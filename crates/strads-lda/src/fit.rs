@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use rand::seq::SliceRandom;
-use strads_core::{Launcher, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 use strads_corpus::Corpus;
 
 use crate::LdaError;
@@ -100,6 +100,19 @@ pub fn fit<L: Launcher>(
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<LdaFit>, LdaError> {
+    fit_checkpointed(corpus, test, params, launcher, observer, &mut NoCheckpoints)
+}
+
+/// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,
+/// and saves snapshots when it asks (see [`Checkpoints`]). It counts Gibbs iterations.
+pub fn fit_checkpointed<L: Launcher>(
+    corpus: &Corpus,
+    test: Option<&Corpus>,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<Option<LdaFit>, LdaError> {
     let workers = launcher.workers();
     if workers != params.workers {
         return Err(LdaError::Params(format!(
@@ -128,8 +141,9 @@ pub fn fit<L: Launcher>(
         balanced_ranges(&lengths, workers)
     });
     let tokens = corpus.token_count() as u64;
-    let outcome = launcher.run::<Lda, _, _, _>(
+    let outcome = launcher.run_checkpointed::<Lda, _, _, _>(
         RunOptions { pipeline_depth: 0 },
+        checkpoints,
         |p| {
             let range = shards[p].clone();
             let first = range.start;

@@ -4,7 +4,9 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strads_core::{Aggregator, Assignment, Decision, Plan, Pulled, Round, Scheduler, Slot};
+use serde::{Deserialize, Serialize};
+use strads_core::checkpoint::{decode, encode};
+use strads_core::{Aggregator, Assignment, BoxError, Decision, Plan, Pulled, Round, Scheduler, Slot};
 
 use crate::eval::totals_part;
 use crate::layout::VocabularyBlocks;
@@ -12,7 +14,7 @@ use crate::params::{CheckedParams, Mode, Sync};
 use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task, merge_changes};
 
 /// One evaluation point of a run.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TracePoint {
     /// Iterations done.
     pub iteration: u64,
@@ -29,7 +31,7 @@ pub struct TracePoint {
 }
 
 /// What a round in flight was for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Kind {
     Init,
     Sample,
@@ -40,6 +42,7 @@ enum Kind {
     Final,
 }
 
+#[derive(Serialize, Deserialize)]
 enum Step {
     Round(Plan<Task>, Kind),
     /// The iteration's evaluations are complete: emit its trace point.
@@ -227,10 +230,47 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
             Feedback::Done => {}
         }
     }
+
+    fn iteration(&self) -> Option<u64> {
+        Some(self.iteration)
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        let in_flight: Vec<Kind> = self.in_flight.iter().map(|(kind, _)| *kind).collect();
+        encode(&(
+            &self.steps,
+            self.iteration,
+            in_flight,
+            self.training,
+            self.pending,
+            self.score,
+            &self.trace,
+            &self.failure,
+            self.finished,
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let in_flight: Vec<Kind>;
+        (
+            self.steps,
+            self.iteration,
+            in_flight,
+            self.training,
+            self.pending,
+            self.score,
+            self.trace,
+            self.failure,
+            self.finished,
+        ) = decode(state)?;
+        let now = Instant::now();
+        self.in_flight = in_flight.into_iter().map(|kind| (kind, now)).collect();
+        Ok(())
+    }
 }
 
 /// The whole model gathered from the workers.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Gathered {
     /// `n_wk`, `V x K`, row by word id.
     pub word_topic: Vec<u32>,
@@ -424,5 +464,16 @@ impl Aggregator<Lda> for LdaAggregator {
                 Pulled { commit: None, feedback: Feedback::Reported(self.gather(reports, assignments)) }
             }
         }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        encode(&(&self.totals, &self.gathered))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let (totals, gathered): (Vec<i64>, Option<Gathered>) = decode(state)?;
+        strads_core::checkpoint::expect_len("topic totals", totals.len(), self.totals.len())?;
+        (self.totals, self.gathered) = (totals, gathered);
+        Ok(())
     }
 }

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
-use strads_core::{Program, Round, Worker};
+use strads_core::checkpoint::{decode, encode, expect_len};
+use strads_core::{BoxError, Program, Round, Worker};
 use strads_engine::Rotation;
 
 use crate::eval::{LogGammaTable, count_terms, document_part};
@@ -556,5 +557,59 @@ impl Worker<Lda> for Shard {
 
     fn receive_block(&mut self, block: Block) {
         self.blocks.push_back(block);
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        let test = self.test.as_ref().map(|t| (&t.observed.topic, &t.observed.by_doc, &t.docs));
+        encode(&(
+            self.rotations,
+            (&self.tokens.topic, &self.tokens.by_doc),
+            &self.docs,
+            &self.blocks,
+            (&self.totals, &self.merged_totals),
+            (&self.own, self.own_applied, self.own_peak),
+            &self.rng,
+            test,
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        type TestState = Option<(Vec<u32>, Vec<u16>, DocTopics)>;
+        type State = (
+            u64,
+            (Vec<u32>, Vec<u16>),
+            DocTopics,
+            VecDeque<Block>,
+            (Vec<i64>, Vec<i64>),
+            (Vec<(u32, u32, i32)>, bool, usize),
+            Xoshiro256PlusPlus,
+            TestState,
+        );
+        let (rotations, (topic, by_doc), docs, blocks, (totals, merged_totals), own, rng, test): State = decode(state)?;
+        expect_len("token topics", topic.len(), self.tokens.topic.len())?;
+        expect_len("token topics by document", by_doc.len(), self.tokens.by_doc.len())?;
+        expect_len("document-topic counts", docs.counts.len(), self.docs.counts.len())?;
+        expect_len("topic totals", totals.len(), self.totals.len())?;
+        match (&mut self.test, test) {
+            (None, None) => {}
+            (Some(shard), Some((topic, by_doc, docs))) => {
+                expect_len("test token topics", topic.len(), shard.observed.topic.len())?;
+                expect_len("test document-topic counts", docs.counts.len(), shard.docs.counts.len())?;
+                shard.observed.topic = topic;
+                shard.observed.by_doc = by_doc;
+                shard.docs = docs;
+            }
+            _ => return Err("the checkpoint and this run differ in having test documents".into()),
+        }
+        self.rotations = rotations;
+        self.tokens.topic = topic;
+        self.tokens.by_doc = by_doc;
+        self.docs = docs;
+        self.blocks = blocks;
+        self.totals = totals;
+        self.merged_totals = merged_totals;
+        (self.own, self.own_applied, self.own_peak) = own;
+        self.rng = rng;
+        Ok(())
     }
 }

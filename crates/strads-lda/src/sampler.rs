@@ -29,7 +29,7 @@ use crate::layout::Tokens;
 use crate::params::SamplerKind;
 
 /// Document-topic counts of a worker's documents: dense rows, and lists of nonzero topics for SparseLDA.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DocTopics {
     topics: usize,
     /// `n_dk`, row by row.
@@ -40,7 +40,7 @@ pub struct DocTopics {
 }
 
 /// Each document's nonzero topics, in a slot of `min(K, N_d)` entries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Nonzeros {
     start: Vec<usize>,
     len: Vec<u32>,

@@ -318,3 +318,49 @@ fn bad_parameters_are_refused() {
     let err = fit(&corpus, None, &huge, &Embedded::new(1).unwrap(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("blocks"), "{err}");
 }
+
+#[test]
+fn a_run_stopped_at_any_round_and_resumed_gives_the_same_model_bit_for_bit() {
+    use strads_core::{EngineError, InMemory};
+    use strads_lda::{LdaError, fit_checkpointed};
+    let (corpus, _) = small_corpus(3);
+    let (test, _) = small_corpus(4);
+    for (mode, sampler) in MODES {
+        for (workers, sync) in [(1, Sync::Subround), (2, Sync::Iteration), (3, Sync::Subround)] {
+            let params = LdaParams {
+                topics: 5,
+                iterations: 4,
+                mode,
+                sampler,
+                sync,
+                blocks: Some(workers + 1),
+                eval_every: 2,
+                keep_assignments: true,
+                ..LdaParams::default()
+            };
+            let checked = params.check(workers).unwrap();
+            let launcher = Embedded::new(workers).unwrap();
+            let whole = fit(&corpus, Some(&test), &checked, &launcher, &mut |_| {}).unwrap().unwrap();
+            let mut counted = InMemory { every: 1, ..InMemory::default() };
+            fit_checkpointed(&corpus, Some(&test), &checked, &launcher, &mut |_| {}, &mut counted).unwrap();
+            let rounds = counted.saves;
+            for stop in [1, rounds / 3, rounds / 2 + 1, rounds - 1] {
+                let what = format!("{mode:?} {sampler:?} P={workers} stopped after {stop} of {rounds} rounds");
+                let mut first = InMemory::stopping_after(stop);
+                let stopped = fit_checkpointed(&corpus, Some(&test), &checked, &launcher, &mut |_| {}, &mut first);
+                assert!(matches!(stopped, Err(LdaError::Engine(EngineError::Interrupted { .. }))), "{what}");
+                let mut second = InMemory::resuming(first.last.expect("a snapshot at the stop"));
+                let resumed = fit_checkpointed(&corpus, Some(&test), &checked, &launcher, &mut |_| {}, &mut second)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(resumed.counts, whole.counts, "{what}");
+                let perplexities =
+                    |f: &LdaFit| f.trace.iter().map(|t| t.test_perplexity.map(f64::to_bits)).collect::<Vec<_>>();
+                assert_eq!(perplexities(&resumed), perplexities(&whole), "{what}");
+                let likelihoods =
+                    |f: &LdaFit| f.trace.iter().map(|t| t.log_likelihood_per_token.to_bits()).collect::<Vec<_>>();
+                assert_eq!(likelihoods(&resumed), likelihoods(&whole), "{what}");
+            }
+        }
+    }
+}
