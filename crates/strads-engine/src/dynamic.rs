@@ -43,7 +43,7 @@ impl Dependency for NoDependency {
 }
 
 /// How candidates are drawn.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Priority {
     /// Every eligible parameter equally likely (Shotgun).
     Uniform,
@@ -66,7 +66,7 @@ pub enum CandidateOrder {
 }
 
 /// Settings of a [`DynamicScheduler`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DynamicConfig {
     /// Number of parameters.
     pub params: usize,
@@ -87,7 +87,7 @@ pub struct DynamicConfig {
 }
 
 /// Counts of what the filter did, for reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SelectStats {
     /// Rounds selected.
     pub rounds: u64,
@@ -100,7 +100,7 @@ pub struct SelectStats {
 }
 
 /// Priority sampling with a dependency filter, usable by any application.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DynamicScheduler {
     config: DynamicConfig,
     /// Each parameter's own weight, as the application last set it.

@@ -5,7 +5,7 @@
 
 /// Non-negative weights with their running sums, for sampling an index with probability
 /// proportional to its weight.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SumTree {
     len: usize,
     leaves: usize,

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use strads_core::{Launcher, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 use strads_data::{Features, RowSource};
 
 use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker, PathPoint};
@@ -123,6 +123,19 @@ pub fn fit<L: Launcher>(
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<LassoFit>, LassoError> {
+    fit_checkpointed(data, params, launcher, observer, &mut NoCheckpoints)
+}
+
+/// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,
+/// and saves snapshots when it asks (see [`Checkpoints`]). It counts rounds; the clock of the
+/// trace and of `seconds` goes on from the snapshot's.
+pub fn fit_checkpointed<L: Launcher>(
+    data: &impl RowSource,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<Option<LassoFit>, LassoError> {
     let rows = data.rows();
     let features = data.features();
     if rows == 0 || features == 0 {
@@ -181,9 +194,9 @@ pub fn fit<L: Launcher>(
         anderson: params.anderson,
         path: raw.path,
     };
-    let mut started = None;
-    let outcome = launcher.run(
+    let outcome = launcher.run_checkpointed(
         RunOptions { pipeline_depth: raw.pipeline_depth },
+        checkpoints,
         |p| {
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
             if whole.is_none() {
@@ -197,7 +210,6 @@ pub fn fit<L: Launcher>(
         },
         || {
             let now = Instant::now();
-            started = Some(now);
             let budget = Budget {
                 max_rounds: raw.max_rounds,
                 deadline: raw.max_seconds.map(|s| now + Duration::from_secs_f64(s)),
@@ -215,7 +227,7 @@ pub fn fit<L: Launcher>(
         },
     )?;
     let Some((scheduler, aggregator)) = outcome else { return Ok(None) };
-    let seconds = started.map_or(0.0, |s| s.elapsed().as_secs_f64());
+    let seconds = aggregator.elapsed_seconds();
     let report = aggregator.last.ok_or_else(|| LassoError::Data("the run ended before any gap check".into()))?;
     Ok(Some(LassoFit {
         beta: aggregator.beta().to_vec(),

@@ -27,7 +27,10 @@ pub mod reference;
 mod scheduler;
 
 pub use error::LassoError;
-pub use fit::{LabelForm, LassoFit, Status, TracePoint, check_labels, fit, human_bytes, memory_estimate, to_signs};
+pub use fit::{
+    LabelForm, LassoFit, Status, TracePoint, check_labels, fit, fit_checkpointed, human_bytes, memory_estimate,
+    to_signs,
+};
 pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
 pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind};
 pub use program::PathPoint;

@@ -20,7 +20,8 @@
 //! the dual through the conjugate of the penalty, `S(|x_j . u|, n lambda l1_ratio)^2 / (2 n lambda (1 - l1_ratio))`.
 
 use serde::{Deserialize, Serialize};
-use strads_core::{Aggregator, Assignment, Program, Pulled, Round, Worker};
+use strads_core::checkpoint::{decode, encode, expect_len};
+use strads_core::{Aggregator, Assignment, BoxError, Program, Pulled, Round, Worker};
 use strads_data::Columns;
 
 use crate::{Lambda, LogisticUpdate, Loss, Status, TracePoint};
@@ -388,6 +389,30 @@ impl Worker<LassoProgram> for LassoWorker {
             self.snapshots[slot].1 = self.offset;
         }
     }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        encode(&(
+            (&self.r, self.offset, &self.u, &self.w, self.dual_scale),
+            &self.active,
+            (&self.snapshots, &self.pending),
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        type Saved = (Vec<f64>, f64, Vec<f64>, Vec<f64>, f64);
+        type Snapshots = (Vec<(Vec<f64>, f64)>, Option<(Vec<f64>, f64)>);
+        let ((r, offset, u, w, dual_scale), active, (snapshots, pending)): (Saved, Vec<u32>, Snapshots) =
+            decode(state)?;
+        expect_len("residuals", r.len(), self.r.len())?;
+        expect_len("logistic derivatives", u.len(), self.u.len())?;
+        expect_len("logistic curvatures", w.len(), self.w.len())?;
+        if let Some(&j) = active.iter().find(|&&j| j as usize >= self.x.cols()) {
+            return Err(format!("the checkpoint names coordinate {j} but this shard has {}", self.x.cols()).into());
+        }
+        (self.r, self.offset, self.u, self.w, self.dual_scale) = (r, offset, u, w, dual_scale);
+        (self.active, self.snapshots, self.pending) = (active, snapshots, pending);
+        Ok(())
+    }
 }
 
 /// `total += part`, element by element: how the aggregator adds up the workers' partial sums.
@@ -532,7 +557,7 @@ pub struct PathPoint {
 }
 
 /// The numbers of one gap check.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GapReport {
     /// Primal objective `||r||^2 / (2n) + lambda ||beta||_1`.
     pub primal: f64,
@@ -543,6 +568,11 @@ pub struct GapReport {
 }
 
 impl<'o> LassoAggregator<'o> {
+    /// Seconds since the run started (for a resumed run, counting the time before its snapshot).
+    pub fn elapsed_seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
     /// An aggregator that reports each gap check to `observer`.
     pub fn new(
         mut settings: AggregatorSettings,
@@ -1149,6 +1179,36 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
             Some(Task::Extrapolate(mix)) => self.extrapolate(round, mix, partials),
             Some(Task::Gap) | None => self.gap(partials),
         }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        encode(&(
+            self.started.elapsed(),
+            (self.n, self.alpha, self.ridge, self.lambda, self.lambda_max),
+            (&self.beta, self.beta0, &self.col_sq, &self.col_sum, &self.col_max),
+            (self.dual_scale, self.initial, self.y_sum, self.y_sq, self.r_sum),
+            (&self.last_commit, &self.screened, &self.active, self.l1, self.nonzeros, self.max_change),
+            (self.working_set_size, &self.tracked, &self.snapshots, self.updates_since_snapshot, self.extrapolations),
+            (&self.grid, self.stage, &self.path, self.last, &self.trace),
+            (self.updates, self.update_rounds, self.stale_skips, self.status),
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let elapsed: std::time::Duration;
+        (
+            elapsed,
+            (self.n, self.alpha, self.ridge, self.lambda, self.lambda_max),
+            (self.beta, self.beta0, self.col_sq, self.col_sum, self.col_max),
+            (self.dual_scale, self.initial, self.y_sum, self.y_sq, self.r_sum),
+            (self.last_commit, self.screened, self.active, self.l1, self.nonzeros, self.max_change),
+            (self.working_set_size, self.tracked, self.snapshots, self.updates_since_snapshot, self.extrapolations),
+            (self.grid, self.stage, self.path, self.last, self.trace),
+            (self.updates, self.update_rounds, self.stale_skips, self.status),
+        ) = decode(state)?;
+        // The clock goes on from where the saved run stopped.
+        self.started = std::time::Instant::now().checked_sub(elapsed).unwrap_or_else(std::time::Instant::now);
+        Ok(())
     }
 }
 

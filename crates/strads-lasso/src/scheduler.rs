@@ -10,7 +10,10 @@
 use rustc_hash::FxHashMap;
 use std::time::Instant;
 
-use strads_core::{Decision, Plan, Round, Scheduler, Slot};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use strads_core::checkpoint::{decode, encode, expect_len};
+use strads_core::{BoxError, Decision, Plan, Round, Scheduler, Slot};
 use strads_data::{Columns, SparseRows};
 use strads_engine::{Dependency, DynamicConfig, DynamicScheduler, Priority, RoundRobin, SelectStats};
 
@@ -82,6 +85,14 @@ impl<'a> Correlation<'a> {
 }
 
 impl Correlation<'_> {
+    /// Puts back the listing state of a checkpoint: how often each column was kept, and the lists built.
+    fn restore(&mut self, kept: Vec<u32>, lists: Vec<Option<Box<[usize]>>>) -> Result<(), BoxError> {
+        expect_len("listing counts", kept.len(), self.kept.len())?;
+        expect_len("dependent lists", lists.len(), self.lists.len())?;
+        (self.kept, self.lists) = (kept, lists);
+        Ok(())
+    }
+
     /// `x_a . x_b`. The filter asks about one candidate `a` against each kept `b` in turn, so a
     /// sparse `b` is scattered into a dense column once and every `a` gathered against it.
     fn dot(&mut self, a: usize, b: usize) -> f64 {
@@ -117,8 +128,10 @@ impl Dependency for Correlation<'_> {
         if self.cache.len() >= CACHE_LIMIT {
             self.cache.clear();
         }
-        self.cache.insert(key, corr as f32);
-        corr
+        // Rounded as the cache keeps it, so a score is the same whether it was cached or not.
+        let corr = corr as f32;
+        self.cache.insert(key, corr);
+        f64::from(corr)
     }
 
     fn dependents(&mut self, a: usize, rho: f64) -> Option<&[usize]> {
@@ -159,6 +172,15 @@ impl Dependency for Correlation<'_> {
         }
         self.lists[a].as_deref()
     }
+}
+
+/// What a checkpoint keeps of the coordinate order (the correlation cache is not kept: a cached
+/// score equals a recomputed one).
+#[derive(Serialize, Deserialize)]
+enum OrderState<'s> {
+    Dynamic { sampler: Cow<'s, DynamicScheduler>, kept: Cow<'s, [u32]>, lists: Cow<'s, [Option<Box<[usize]>>]> },
+    Shotgun { sampler: Cow<'s, DynamicScheduler> },
+    Cyclic { excluded: Cow<'s, [bool]>, next: u64 },
 }
 
 enum Order<'a> {
@@ -509,5 +531,54 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 }
             }
         }
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        let order = match &self.order {
+            Order::Dynamic { sampler, dependency, .. } => OrderState::Dynamic {
+                sampler: Cow::Borrowed(sampler),
+                kept: Cow::Borrowed(&dependency.kept),
+                lists: Cow::Borrowed(&dependency.lists),
+            },
+            Order::Shotgun { sampler } => OrderState::Shotgun { sampler: Cow::Borrowed(sampler) },
+            Order::Cyclic { excluded, next, .. } => {
+                OrderState::Cyclic { excluded: Cow::Borrowed(excluded), next: *next }
+            }
+        };
+        encode(&(
+            order,
+            (self.started, self.ready, self.done, self.gap_pending, self.final_gap, self.check_now),
+            (&self.col_nnz, &self.screened, &self.zero_columns, &self.in_working_set),
+            (self.active_nnz, self.work_since_gap, self.rounds_since_gap),
+            (&self.extrapolation, self.extrapolating, self.extrapolated_since_gap),
+            (self.update_rounds, self.gap_checks, self.status),
+        ))
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        let order: OrderState<'static>;
+        let features = self.screened.len();
+        (
+            order,
+            (self.started, self.ready, self.done, self.gap_pending, self.final_gap, self.check_now),
+            (self.col_nnz, self.screened, self.zero_columns, self.in_working_set),
+            (self.active_nnz, self.work_since_gap, self.rounds_since_gap),
+            (self.extrapolation, self.extrapolating, self.extrapolated_since_gap),
+            (self.update_rounds, self.gap_checks, self.status),
+        ) = decode(state)?;
+        expect_len("coordinates", self.screened.len(), features)?;
+        match (&mut self.order, order) {
+            (Order::Dynamic { sampler, dependency, .. }, OrderState::Dynamic { sampler: saved, kept, lists }) => {
+                *sampler = saved.into_owned();
+                dependency.restore(kept.into_owned(), lists.into_owned())?;
+            }
+            (Order::Shotgun { sampler }, OrderState::Shotgun { sampler: saved }) => *sampler = saved.into_owned(),
+            (Order::Cyclic { excluded, next, .. }, OrderState::Cyclic { excluded: saved, next: saved_next }) => {
+                expect_len("excluded coordinates", saved.len(), excluded.len())?;
+                (*excluded, *next) = (saved.into_owned(), saved_next);
+            }
+            _ => return Err("the checkpoint was written by another scheduler".into()),
+        }
+        Ok(())
     }
 }
