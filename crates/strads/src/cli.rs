@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::checkpoint::CheckpointArgs;
+
 /// Scheduled model-parallel machine learning: schedule, push, pull.
 #[derive(Debug, Parser)]
 #[command(name = "strads", version, about, long_about = None, max_term_width = 110, args_override_self = true)]
@@ -202,6 +204,8 @@ pub struct LassoArgs {
     /// Print nothing (no progress, no final line).
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub checkpoints: CheckpointArgs,
 }
 
 /// `strads logreg`: the lasso's flags, with labels -1/1 or 0/1, and the choice of coordinate step.
@@ -485,6 +489,9 @@ pub struct LdaArgs {
     /// Training options.
     #[command(flatten)]
     pub train: Option<LdaTrainArgs>,
+    /// Checkpoints of training.
+    #[command(flatten)]
+    pub checkpoints: CheckpointArgs,
 }
 
 /// `strads lda prepare` and `strads lda infer`.
@@ -654,6 +661,9 @@ pub struct MfArgs {
     /// Training options.
     #[command(flatten)]
     pub train: Option<MfTrainArgs>,
+    /// Checkpoints of training.
+    #[command(flatten)]
+    pub checkpoints: CheckpointArgs,
 }
 
 /// `strads mf predict` and `strads mf recommend`.

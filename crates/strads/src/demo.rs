@@ -78,7 +78,7 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
             params.max_seconds = Some(30.0);
             params.gap_every = GapEvery::Auto;
             let settings = Settings { load: Default::default(), params: params.check()?, workers: args.workers };
-            let fit = train(&data, &settings, scheduler.name(), args.quiet)?;
+            let fit = train(&data, &settings, scheduler.name(), args.quiet, &mut strads_core::NoCheckpoints)?;
             let name = match set_size {
                 None => scheduler.name().to_string(),
                 Some(l) => format!("{}-L{l}", scheduler.name()),

@@ -7,6 +7,8 @@ pub enum Failure {
     Input(anyhow::Error),
     /// The run itself failed: exit code 1.
     Run(anyhow::Error),
+    /// The run was stopped by SIGINT or SIGTERM after saving a checkpoint: exit code 3.
+    Interrupted(anyhow::Error),
 }
 
 impl Failure {
@@ -15,15 +17,24 @@ impl Failure {
         match self {
             Failure::Input(_) => 2,
             Failure::Run(_) => 1,
+            Failure::Interrupted(_) => 3,
         }
     }
 
     /// The message, with its causes on one line.
     pub fn message(&self) -> String {
         let error = match self {
-            Failure::Input(e) | Failure::Run(e) => e,
+            Failure::Input(e) | Failure::Run(e) | Failure::Interrupted(e) => e,
         };
         format!("{error:#}")
+    }
+
+    /// A failure of the engine: interrupted after a checkpoint, or a failed run.
+    pub fn engine(error: strads_core::EngineError) -> Self {
+        match error {
+            strads_core::EngineError::Interrupted { .. } => Failure::Interrupted(error.into()),
+            _ => Failure::Run(error.into()),
+        }
     }
 
     /// A bad-input failure from anything displayable.
@@ -41,7 +52,7 @@ impl From<strads_data::DataError> for Failure {
 impl From<strads_lasso::LassoError> for Failure {
     fn from(error: strads_lasso::LassoError) -> Self {
         match error {
-            strads_lasso::LassoError::Engine(_) => Failure::Run(error.into()),
+            strads_lasso::LassoError::Engine(engine) => Failure::engine(engine),
             _ => Failure::Input(error.into()),
         }
     }

@@ -9,6 +9,8 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
+use strads_core::{Checkpoints, NoCheckpoints};
+use strads_data::RowSource;
 use strads_data::{Dataset, Format, Header, IndexBase, LabelColumn, LoadOptions, write_atomic, write_string_atomic};
 use strads_engine::CandidateOrder;
 use strads_lasso::{
@@ -17,6 +19,7 @@ use strads_lasso::{
 };
 use strads_runtime::Embedded;
 
+use crate::checkpoint::{self, FileCheckpoints};
 use crate::cli::{
     CandidateOrderArg, DataArgs, FormatArg, HeaderArg, IndexBaseArg, LassoArgs, LogregArgs, PredictArgs, PriorityArg,
     SchedulerArg, Switch, UpdateArg,
@@ -83,6 +86,11 @@ impl Settings {
         };
         if args.cv.is_some_and(|k| k < 2) {
             return Err(Failure::input("--cv needs at least 2 folds"));
+        }
+        if args.cv.is_some() && args.checkpoints.any() {
+            return Err(Failure::input(
+                "checkpoints cover one fit or one path; --cv runs one per fold: drop --cv or the checkpoint flags",
+            ));
         }
         let mut params = LassoParams::new(lambda);
         params.loss = loss;
@@ -537,7 +545,13 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary, extras: &Ext
 }
 
 /// Trains on loaded data with a progress spinner; shared by `strads lasso` and `strads demo`.
-pub fn train(data: &Dataset, settings: &Settings, label: &str, quiet: bool) -> Result<LassoFit, Failure> {
+pub fn train(
+    data: &Dataset,
+    settings: &Settings,
+    label: &str,
+    quiet: bool,
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<LassoFit, Failure> {
     let launcher = Embedded::new(settings.workers).map_err(Failure::input)?;
     let progress = Progress::new(label, quiet);
     let mut observer = |t: &TracePoint| {
@@ -556,7 +570,7 @@ pub fn train(data: &Dataset, settings: &Settings, label: &str, quiet: bool) -> R
             ],
         );
     };
-    let fit = strads_lasso::fit(data, &settings.params, &launcher, &mut observer);
+    let fit = strads_lasso::fit_checkpointed(data, &settings.params, &launcher, &mut observer, checkpoints);
     progress.finish();
     fit?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))
 }
@@ -602,7 +616,20 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
-    let mut fit = train(&data, &settings, label, args.quiet)?;
+    let mut checkpoints = if args.checkpoints.any() {
+        let extra = [
+            ("data", path.display().to_string()),
+            ("data_contents", checkpoint::file_identity(path)),
+            ("rows", data.rows().to_string()),
+            ("features", data.features().to_string()),
+            ("workers", settings.workers.to_string()),
+        ];
+        let settings = checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra);
+        FileCheckpoints::open(&args.checkpoints, label, settings)?
+    } else {
+        FileCheckpoints::none()
+    };
+    let mut fit = train(&data, &settings, label, args.quiet, &mut checkpoints)?;
     let features = fit.beta.len();
     let metric = match loss {
         Loss::Logistic => "log_loss",
@@ -721,10 +748,12 @@ fn cross_validate(
         let (inside, outside): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] != fold);
         let (train_rows, held_out) = (data.select_rows(&inside), data.select_rows(&outside));
         let name = format!("{label} cv fold {}/{folds}", fold + 1);
-        let fitted = train(&train_rows, &fold_settings, &name, quiet).map_err(|failure| match failure {
-            Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
-            Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
-        })?;
+        let fitted =
+            train(&train_rows, &fold_settings, &name, quiet, &mut NoCheckpoints).map_err(|failure| match failure {
+                Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
+                Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
+                Failure::Interrupted(e) => Failure::Interrupted(e),
+            })?;
         for (row, point) in rows.iter_mut().zip(&fitted.path) {
             row.1.push(score(loss, &dense(&point.coefficients, full.beta.len()), point.intercept, &held_out).loss);
         }

@@ -10,6 +10,7 @@ use strads_data::{write_atomic, write_string_atomic};
 use strads_lda::{LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
 use strads_runtime::Embedded;
 
+use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
     CorpusArgs, CorpusFormatArg, GenLdaArgs, LdaInferArgs, LdaPrepareArgs, LdaTrainArgs, ModeArg, SamplerArg, SyncArg,
 };
@@ -169,13 +170,14 @@ impl From<strads_lda::LdaError> for Failure {
     fn from(error: strads_lda::LdaError) -> Self {
         match error {
             strads_lda::LdaError::Params(_) | strads_lda::LdaError::Data(_) => Failure::Input(error.into()),
+            strads_lda::LdaError::Engine(engine) => Failure::engine(engine),
             _ => Failure::Run(error.into()),
         }
     }
 }
 
 /// `strads lda`.
-pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failure> {
+pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(), Failure> {
     let checked = params(args)?;
     check_out_dir(&args.out)?;
     let started = Instant::now();
@@ -206,7 +208,25 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs) -> Result<(), Failur
             ],
         );
     };
-    let outcome = strads_lda::fit(&corpus, test.as_ref(), &checked, &launcher, &mut observe);
+    let mut checkpoints = if checkpoint_args.any() {
+        let mut extra = vec![
+            ("data", corpus_args.data.display().to_string()),
+            ("data_contents", checkpoint::file_identity(&corpus_args.data)),
+            ("documents", corpus.documents().to_string()),
+            ("tokens", corpus.token_count().to_string()),
+            ("vocabulary", corpus.vocabulary_size().to_string()),
+        ];
+        if let (Some(path), Some(test)) = (&args.test, &test) {
+            extra.push(("test", path.display().to_string()));
+            extra.push(("test_contents", checkpoint::file_identity(path)));
+            extra.push(("test_tokens", test.token_count().to_string()));
+        }
+        FileCheckpoints::open(checkpoint_args, "lda", checkpoint::settings(&checked, &[], &extra))?
+    } else {
+        FileCheckpoints::none()
+    };
+    let outcome =
+        strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
     let last = fit.last().copied().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;

@@ -2,8 +2,10 @@
 //!
 //! Only this crate parses arguments, talks to the terminal and chooses the runtime; the
 //! applications receive checked settings and a launcher. Exit codes: 0 on success, 1 when a run
-//! fails (a worker dies, an output cannot be written), 2 on bad input or options.
+//! fails (a worker dies, an output cannot be written), 2 on bad input or options, 3 when SIGINT or
+//! SIGTERM stopped a run after it saved a checkpoint.
 
+mod checkpoint;
 mod cli;
 mod config;
 mod demo;
@@ -56,13 +58,13 @@ pub(crate) fn dispatch(command: Command) -> Result<(), failure::Failure> {
         Command::Lda(args) => match (&args.action, &args.corpus, &args.train) {
             (Some(LdaAction::Prepare(prepare)), _, _) => lda_cmd::prepare(prepare),
             (Some(LdaAction::Infer(infer)), _, _) => lda_cmd::infer(infer),
-            (None, Some(corpus), Some(train)) => lda_cmd::train(corpus, train),
+            (None, Some(corpus), Some(train)) => lda_cmd::train(corpus, train, &args.checkpoints),
             _ => Err(failure::Failure::input("strads lda needs --data and --out (see strads lda --help)")),
         },
         Command::Mf(args) => match (&args.action, &args.train) {
             (Some(MfAction::Predict(predict)), _) => mf_cmd::predict(predict),
             (Some(MfAction::Recommend(recommend)), _) => mf_cmd::recommend(recommend),
-            (None, Some(train)) => mf_cmd::train(train),
+            (None, Some(train)) => mf_cmd::train(train, &args.checkpoints),
             _ => Err(failure::Failure::input("strads mf needs --data and --out (see strads mf --help)")),
         },
         Command::Gen(GenCommand::Mf(args)) => mf_cmd::generate(&args),

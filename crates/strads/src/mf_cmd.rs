@@ -11,6 +11,7 @@ use strads_mf::ratings::{Duplicates, Ids, Rating, RatingsFormat, ReadOptions, re
 use strads_mf::{Algorithm, Bias, MfFit, MfParams, Model, TracePoint};
 use strads_runtime::Embedded;
 
+use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
     AlgorithmArg, BiasArg, DuplicatesArg, GenMfArgs, MfPredictArgs, MfRecommendArgs, MfTrainArgs, RatingsFormatArg,
 };
@@ -22,7 +23,7 @@ use crate::progress::Progress;
 impl From<strads_mf::MfError> for Failure {
     fn from(error: strads_mf::MfError) -> Self {
         match error {
-            strads_mf::MfError::Engine(_) => Failure::Run(error.into()),
+            strads_mf::MfError::Engine(engine) => Failure::engine(engine),
             _ => Failure::Input(error.into()),
         }
     }
@@ -112,7 +113,7 @@ fn read_options(args: &MfTrainArgs) -> ReadOptions {
 }
 
 /// `strads mf`.
-pub fn train(args: &MfTrainArgs) -> Result<(), Failure> {
+pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(), Failure> {
     let checked = params(args)?;
     check_out_dir(&args.out)?;
     let started = Instant::now();
@@ -140,7 +141,26 @@ pub fn train(args: &MfTrainArgs) -> Result<(), Failure> {
             &[("objective", p.objective), ("train_rmse", p.train_rmse), ("test_rmse", p.test_rmse.unwrap_or(f64::NAN))],
         );
     };
-    let outcome = strads_mf::fit(&train, &test, ids.users.len(), ids.items.len(), &checked, &launcher, &mut observe);
+    let mut checkpoints = if checkpoint_args.any() {
+        let mut extra = vec![
+            ("data", args.data.display().to_string()),
+            ("data_contents", checkpoint::file_identity(&args.data)),
+            ("training_ratings", train.len().to_string()),
+            ("test_ratings", test.len().to_string()),
+            ("users", ids.users.len().to_string()),
+            ("items", ids.items.len().to_string()),
+        ];
+        if let Some(path) = &args.test {
+            extra.push(("test", path.display().to_string()));
+            extra.push(("test_contents", checkpoint::file_identity(path)));
+        }
+        FileCheckpoints::open(checkpoint_args, "mf", checkpoint::settings(&checked, &[], &extra))?
+    } else {
+        FileCheckpoints::none()
+    };
+    let (users, items) = (ids.users.len(), ids.items.len());
+    let outcome =
+        strads_mf::fit_checkpointed(&train, &test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
     let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
