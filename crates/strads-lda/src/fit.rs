@@ -8,7 +8,7 @@ use strads_corpus::Corpus;
 
 use crate::LdaError;
 use crate::layout::VocabularyBlocks;
-use crate::params::CheckedParams;
+use crate::params::{CheckedParams, Mode};
 use crate::plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 use crate::program::{Lda, Shard, worker_rng};
 
@@ -180,4 +180,25 @@ pub fn fit_checkpointed<L: Launcher>(
         seconds,
         trace,
     }))
+}
+
+/// Bytes a training run needs, about: per token its word, document, topic and positions (and the
+/// corpus), dense document-topic rows (twice at the gather), and the word-topic table: once over
+/// the workers when model parallel, on every worker when data parallel, and once gathered.
+pub fn memory_estimate(
+    tokens: usize,
+    documents: usize,
+    vocabulary: usize,
+    topics: usize,
+    workers: usize,
+    mode: Mode,
+) -> u64 {
+    let (t, d, v, k) = (tokens as u64, documents as u64, vocabulary as u64, topics as u64);
+    let copies = match mode {
+        Mode::ModelParallel => 2,
+        Mode::DataParallel => workers.max(1) as u64 + 1,
+    };
+    t.saturating_mul(30)
+        .saturating_add(d.saturating_mul(k).saturating_mul(8))
+        .saturating_add(v.saturating_mul(k).saturating_mul(4).saturating_mul(copies))
 }

@@ -3,7 +3,7 @@
 use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 
 use crate::MfError;
-use crate::params::{Bias, CheckedParams};
+use crate::params::{Algorithm, Bias, CheckedParams};
 use crate::plan::{Factors, MfAggregator, MfScheduler, TracePoint};
 use crate::program::{Mf, Shard, ShardData};
 use crate::ratings::Rating;
@@ -168,4 +168,28 @@ pub fn fit_checkpointed<L: Launcher>(
         seconds,
         trace,
     }))
+}
+
+/// Bytes a training run needs, about: every training rating twice (by user and by item, each with
+/// its index, value and residual), the test ratings once, the factors, and on every worker the
+/// replicated factor (row-wise CCD and ALS) or two vectors (CCD++); `stride` entries per row.
+pub fn memory_estimate(
+    ratings: usize,
+    test: usize,
+    users: usize,
+    items: usize,
+    stride: usize,
+    workers: usize,
+    algorithm: Algorithm,
+) -> u64 {
+    let (r, rows, d, w) = ((ratings + test) as u64, (users + items) as u64, stride as u64, workers.max(1) as u64);
+    let replicated = match algorithm {
+        Algorithm::Ccdpp => rows.saturating_mul(8),
+        Algorithm::Ccd | Algorithm::Als => rows.saturating_mul(d).saturating_mul(8),
+    };
+    (ratings as u64)
+        .saturating_mul(40)
+        .saturating_add(r.saturating_mul(24))
+        .saturating_add(rows.saturating_mul(d).saturating_mul(16))
+        .saturating_add(replicated.saturating_mul(w))
 }

@@ -552,6 +552,10 @@ pub struct LdaTrainArgs {
     /// Worker threads.
     #[arg(long, value_name = "P", default_value_t = 1)]
     pub workers: usize,
+    /// Refuse a run whose estimated memory exceeds this: bytes, or with K, M, G, T (powers of 1000),
+    /// or off; auto is 80% of the machine's memory.
+    #[arg(long, value_name = "SIZE|auto|off", default_value = "auto")]
+    pub max_memory: String,
     /// Top words per topic in topics.txt.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top_words: usize,
@@ -728,6 +732,10 @@ pub struct MfTrainArgs {
     /// Worker threads.
     #[arg(long, value_name = "P", default_value_t = 1)]
     pub workers: usize,
+    /// Refuse a run whose estimated memory exceeds this: bytes, or with K, M, G, T (powers of 1000),
+    /// or off; auto is 80% of the machine's memory.
+    #[arg(long, value_name = "SIZE|auto|off", default_value = "auto")]
+    pub max_memory: String,
     /// Output folder.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

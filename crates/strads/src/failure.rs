@@ -57,3 +57,15 @@ impl From<strads_lasso::LassoError> for Failure {
         }
     }
 }
+
+/// Refuses a run whose estimated memory `needed` is above `limit` (`--max-memory`).
+pub fn check_memory(needed: u64, limit: u64, what: &str) -> Result<(), Failure> {
+    if needed > limit {
+        return Err(Failure::input(format!(
+            "{what} need about {} of memory, above the limit of {} (raise --max-memory, or use more machines)",
+            strads_lasso::human_bytes(needed),
+            strads_lasso::human_bytes(limit)
+        )));
+    }
+    Ok(())
+}

@@ -14,7 +14,7 @@ use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
     CorpusArgs, CorpusFormatArg, GenLdaArgs, LdaInferArgs, LdaPrepareArgs, LdaTrainArgs, ModeArg, SamplerArg, SyncArg,
 };
-use crate::failure::Failure;
+use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
 use crate::progress::Progress;
 
@@ -190,6 +190,21 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     };
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
+    if let Some(limit) = crate::lasso_cmd::parse_memory(&args.max_memory)? {
+        let needed = strads_lda::memory_estimate(
+            corpus.token_count(),
+            corpus.documents(),
+            corpus.vocabulary_size(),
+            checked.topics,
+            args.workers,
+            checked.mode,
+        );
+        check_memory(
+            needed,
+            limit,
+            &format!("{} documents, {} tokens and {} topics", corpus.documents(), corpus.token_count(), checked.topics),
+        )?;
+    }
     let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
     let progress = Progress::counted("lda", args.quiet, checked.iterations);
     let mut observe = |p: &TracePoint| {

@@ -15,7 +15,7 @@ use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
     AlgorithmArg, BiasArg, DuplicatesArg, GenMfArgs, MfPredictArgs, MfRecommendArgs, MfTrainArgs, RatingsFormatArg,
 };
-use crate::failure::Failure;
+use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
 use crate::lda_cmd::{to_json, write_npy};
 use crate::progress::Progress;
@@ -131,6 +131,20 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     };
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
+    if let Some(limit) = crate::lasso_cmd::parse_memory(&args.max_memory)? {
+        let (users, items) = (ids.users.len(), ids.items.len());
+        let needed = strads_mf::memory_estimate(
+            train.len(),
+            test.len(),
+            users,
+            items,
+            checked.stride(),
+            args.workers,
+            checked.algorithm,
+        );
+        let what = format!("{} ratings of {users} users and {items} items at rank {}", train.len(), checked.rank);
+        check_memory(needed, limit, &what)?;
+    }
     let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
     let progress = Progress::counted("mf", args.quiet, checked.iterations as u64);
     let mut observe = |p: &TracePoint| {

@@ -185,3 +185,70 @@ fn memory_beyond_the_limit_is_refused_before_any_allocation() {
     ]);
     assert!(fine.status.success(), "{}", stderr(&fine));
 }
+
+#[test]
+fn lda_and_mf_refuse_runs_above_the_memory_limit_before_training() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let ratings = dir.path().join("ratings");
+    let corpus_s = corpus.to_str().unwrap();
+    let ratings_s = ratings.to_str().unwrap();
+    assert!(strads(&["gen", "lda", "--out", corpus_s, "--documents", "200", "--vocabulary", "300"]).status.success());
+    assert!(strads(&["gen", "mf", "--out", ratings_s, "--users", "200", "--items", "100"]).status.success());
+    let ldac = corpus.join("corpus.ldac");
+    let vocab = corpus.join("vocab.txt");
+    let train = ratings.join("train.tsv");
+    let lda = |limit: &str, out: &str| {
+        let out = dir.path().join(out);
+        let run = strads(&[
+            "lda",
+            "--data",
+            ldac.to_str().unwrap(),
+            "--vocab",
+            vocab.to_str().unwrap(),
+            "--topics",
+            "1000",
+            "--iterations",
+            "1",
+            "--quiet",
+            "--max-memory",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (run, out)
+    };
+    let (refused, out) = lda("1M", "lda-refused");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let message = stderr(&refused);
+    assert!(message.contains("1000 topics need about") && message.contains("--max-memory"), "{message}");
+    assert!(!out.exists());
+    let (fine, out) = lda("off", "lda-fine");
+    assert!(fine.status.success(), "{}", stderr(&fine));
+    assert!(out.join("word_topic.npy").exists());
+
+    let mf = |limit: &str, out: &str| {
+        let out = dir.path().join(out);
+        let run = strads(&[
+            "mf",
+            "--data",
+            train.to_str().unwrap(),
+            "--rank",
+            "400",
+            "--iterations",
+            "1",
+            "--quiet",
+            "--max-memory",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (run, out)
+    };
+    let (refused, out) = mf("100K", "mf-refused");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("at rank 400 need about"), "{}", stderr(&refused));
+    assert!(!out.exists());
+    let (fine, _) = mf("1G", "mf-fine");
+    assert!(fine.status.success(), "{}", stderr(&fine));
+}
