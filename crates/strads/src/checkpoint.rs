@@ -88,9 +88,10 @@ const SIGINT: usize = 2;
 const SIGTERM: usize = 15;
 
 impl FileCheckpoints {
-    /// Checkpoints for a run of `app` whose result-deciding settings are `settings` (one `key: value`
-    /// per line). With `--resume`, reads and checks the saved run first.
-    pub fn open(args: &CheckpointArgs, app: &str, settings: String) -> Result<Self, Failure> {
+    /// Checkpoints for a run of `app` whose result-deciding settings `settings()` gives (one
+    /// `key: value` per line, computed only when a checkpoint flag is given). With `--resume`, reads
+    /// and checks the saved run first. Without a checkpoint flag, never resumes nor saves.
+    pub fn open(args: &CheckpointArgs, app: &str, settings: impl FnOnce() -> String) -> Result<Self, Failure> {
         let every = match (args.checkpoint_every, args.checkpoint_seconds) {
             (Some(0), _) => return Err(Failure::input("--checkpoint-every must be at least 1")),
             (Some(n), _) => Every::Count(n),
@@ -107,6 +108,10 @@ impl FileCheckpoints {
                 "--checkpoint-every and --checkpoint-seconds need --checkpoint-dir (or --resume)",
             ));
         }
+        if !args.any() {
+            return Ok(Self::none());
+        }
+        let settings = settings();
         let resume = match &args.resume {
             Some(dir) => Some(read(dir, app, &settings)?),
             None => None,
@@ -132,7 +137,7 @@ impl FileCheckpoints {
     }
 
     /// Checkpoints that never resume nor save (for runs without checkpoint flags).
-    pub fn none() -> Self {
+    fn none() -> Self {
         FileCheckpoints {
             dir: None,
             app: String::new(),

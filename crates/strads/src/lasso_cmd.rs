@@ -616,7 +616,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
-    let mut checkpoints = if args.checkpoints.any() {
+    let mut checkpoints = FileCheckpoints::open(&args.checkpoints, label, || {
         let extra = [
             ("data", path.display().to_string()),
             ("data_contents", checkpoint::file_identity(path)),
@@ -624,11 +624,8 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
             ("features", data.features().to_string()),
             ("workers", settings.workers.to_string()),
         ];
-        let settings = checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra);
-        FileCheckpoints::open(&args.checkpoints, label, settings)?
-    } else {
-        FileCheckpoints::none()
-    };
+        checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra)
+    })?;
     let mut fit = train(&data, &settings, label, args.quiet, &mut checkpoints)?;
     let features = fit.beta.len();
     let metric = match loss {

@@ -223,7 +223,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             ],
         );
     };
-    let mut checkpoints = if checkpoint_args.any() {
+    let mut checkpoints = FileCheckpoints::open(checkpoint_args, "lda", || {
         let mut extra = vec![
             ("data", corpus_args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&corpus_args.data)),
@@ -236,10 +236,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             extra.push(("test_contents", checkpoint::file_identity(path)));
             extra.push(("test_tokens", test.token_count().to_string()));
         }
-        FileCheckpoints::open(checkpoint_args, "lda", checkpoint::settings(&checked, &[], &extra))?
-    } else {
-        FileCheckpoints::none()
-    };
+        checkpoint::settings(&checked, &[], &extra)
+    })?;
     let outcome =
         strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();

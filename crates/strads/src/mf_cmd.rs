@@ -155,7 +155,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
             &[("objective", p.objective), ("train_rmse", p.train_rmse), ("test_rmse", p.test_rmse.unwrap_or(f64::NAN))],
         );
     };
-    let mut checkpoints = if checkpoint_args.any() {
+    let mut checkpoints = FileCheckpoints::open(checkpoint_args, "mf", || {
         let mut extra = vec![
             ("data", args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&args.data)),
@@ -168,10 +168,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
             extra.push(("test", path.display().to_string()));
             extra.push(("test_contents", checkpoint::file_identity(path)));
         }
-        FileCheckpoints::open(checkpoint_args, "mf", checkpoint::settings(&checked, &[], &extra))?
-    } else {
-        FileCheckpoints::none()
-    };
+        checkpoint::settings(&checked, &[], &extra)
+    })?;
     let (users, items) = (ids.users.len(), ids.items.len());
     let outcome =
         strads_mf::fit_checkpointed(&train, &test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
