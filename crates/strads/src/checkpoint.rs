@@ -111,6 +111,13 @@ impl FileCheckpoints {
         if !args.any() {
             return Ok(Self::none());
         }
+        if !crate::runtime::is_leader() {
+            // The leader saves for every rank; the others only have to outlive the signal that
+            // mpirun forwards to every rank, until the leader tells them to stop.
+            listen(&Arc::new(AtomicUsize::new(0)))
+                .map_err(|e| Failure::Run(anyhow::anyhow!("cannot install the signal handlers: {e}")))?;
+            return Ok(Self::none());
+        }
         let settings = settings();
         let resume = match &args.resume {
             Some(dir) => Some(read(dir, app, &settings)?),

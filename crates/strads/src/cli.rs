@@ -17,6 +17,10 @@ pub struct Cli {
     /// `lambda_ratio = 0.01`); flags given on the command line override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// In an MPI job (`mpirun -n R strads ...`): worker threads per rank, so `--workers` is R x T
+    /// [default: --workers / R, or 1].
+    #[arg(long, global = true, value_name = "T")]
+    pub threads: Option<usize>,
     /// Print the effective settings (file, flags and defaults) as TOML, and do nothing else.
     #[arg(long, global = true)]
     pub print_config: bool,

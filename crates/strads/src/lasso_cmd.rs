@@ -17,7 +17,6 @@ use strads_lasso::{
     CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, PriorityRule,
     SchedulerKind, TracePoint, check_labels,
 };
-use strads_runtime::Embedded;
 
 use crate::checkpoint::{self, FileCheckpoints};
 use crate::cli::{
@@ -26,6 +25,7 @@ use crate::cli::{
 };
 use crate::failure::Failure;
 use crate::progress::Progress;
+use crate::runtime;
 
 /// Everything `strads lasso` needs, checked.
 pub struct Settings {
@@ -220,8 +220,11 @@ pub struct Summary {
     pub seconds: f64,
     /// The scheduler.
     pub scheduler: &'static str,
-    /// Worker threads.
+    /// Workers (over every rank).
     pub workers: usize,
+    /// Ranks, peak memory per rank and bytes sent per round.
+    #[serde(flatten)]
+    pub scale: runtime::Scale,
     /// How the run ended.
     pub status: &'static str,
     /// The intercept (0 when not fitted).
@@ -403,6 +406,7 @@ pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Pa
         stored_values: data.x.nnz(),
         loading_seconds,
         data: path.display().to_string(),
+        scale: runtime::Scale { ranks: 1, peak_rss_bytes_per_rank: runtime::peak_rss(), bytes_sent_per_round: 0.0 },
     }
 }
 
@@ -552,7 +556,19 @@ pub fn train(
     quiet: bool,
     checkpoints: &mut dyn Checkpoints,
 ) -> Result<LassoFit, Failure> {
-    let launcher = Embedded::new(settings.workers).map_err(Failure::input)?;
+    train_here(data, settings, label, quiet, checkpoints)?
+        .ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))
+}
+
+/// [`train`] on this process's share of a run: the fit on the leader, `None` on other MPI ranks.
+fn train_here(
+    data: &Dataset,
+    settings: &Settings,
+    label: &str,
+    quiet: bool,
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<Option<LassoFit>, Failure> {
+    let launcher = runtime::launcher(settings.workers)?;
     let progress = Progress::new(label, quiet);
     let mut observer = |t: &TracePoint| {
         progress.update(
@@ -572,16 +588,16 @@ pub fn train(
     };
     let fit = strads_lasso::fit_checkpointed(data, &settings.params, &launcher, &mut observer, checkpoints);
     progress.finish();
-    fit?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))
+    Ok(fit?)
 }
 
 /// `strads lasso`.
-pub fn run(args: &LassoArgs) -> Result<LassoFit, Failure> {
+pub fn run(args: &LassoArgs) -> Result<Option<LassoFit>, Failure> {
     command(args, Loss::Squared, LogisticUpdate::Newton, "lasso")
 }
 
 /// `strads logreg`.
-pub fn run_logreg(args: &LogregArgs) -> Result<LassoFit, Failure> {
+pub fn run_logreg(args: &LogregArgs) -> Result<Option<LassoFit>, Failure> {
     let update = match args.update {
         UpdateArg::Newton => LogisticUpdate::Newton,
         UpdateArg::Bound => LogisticUpdate::Bound,
@@ -598,8 +614,11 @@ fn load_labelled(path: &Path, settings: &Settings) -> Result<Dataset, Failure> {
     Ok(data)
 }
 
-fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) -> Result<LassoFit, Failure> {
+fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) -> Result<Option<LassoFit>, Failure> {
     let settings = Settings::from_args(args, loss, update)?;
+    if args.cv.is_some() && runtime::rank().1 > 1 {
+        return Err(Failure::input("--cv runs one fit per fold in one process: start it without mpirun"));
+    }
     check_out_dir(&args.out)?;
     let started = Instant::now();
     let path = &args.data.data;
@@ -626,7 +645,9 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
         ];
         checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra)
     })?;
-    let mut fit = train(&data, &settings, label, args.quiet, &mut checkpoints)?;
+    let fit = train_here(&data, &settings, label, args.quiet, &mut checkpoints)?;
+    let scale = runtime::scale();
+    let Some(mut fit) = fit else { return Ok(None) };
     let features = fit.beta.len();
     let metric = match loss {
         Loss::Logistic => "log_loss",
@@ -671,6 +692,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     }
     summary.cv_folds = args.cv;
     summary.cv_loss = cv_loss;
+    summary.scale = scale;
     let mut extras = Extras::of(&fit, &settings.params, labels);
     extras.path_test = path_test;
     extras.cv = cv;
@@ -693,7 +715,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
             println!("cross-validation: lambda {:.6e} has the least mean held-out {metric}, {loss:.6}", fit.lambda);
         }
     }
-    Ok(fit)
+    Ok(Some(fit))
 }
 
 /// The mean and the (population) standard deviation.

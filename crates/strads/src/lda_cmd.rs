@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use strads_corpus::{Corpus, Source, TokenizerOptions};
 use strads_data::{write_atomic, write_string_atomic};
 use strads_lda::{LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
-use strads_runtime::Embedded;
 
 use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
@@ -17,6 +16,7 @@ use crate::cli::{
 use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
 use crate::progress::Progress;
+use crate::runtime;
 
 /// The tokenizer the flags describe, checked.
 fn tokenizer(args: &CorpusArgs) -> Result<TokenizerOptions, Failure> {
@@ -122,6 +122,8 @@ struct Summary {
     loading_seconds: f64,
     tokens_per_second: f64,
     workers: usize,
+    #[serde(flatten)]
+    scale: runtime::Scale,
     mode: &'static str,
     sampler: &'static str,
     blocks: usize,
@@ -205,7 +207,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             &format!("{} documents, {} tokens and {} topics", corpus.documents(), corpus.token_count(), checked.topics),
         )?;
     }
-    let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
+    let launcher = runtime::launcher(args.workers)?;
     let progress = Progress::counted("lda", args.quiet, checked.iterations);
     let mut observe = |p: &TracePoint| {
         let test = p.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
@@ -241,7 +243,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     let outcome =
         strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
-    let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
+    let scale = runtime::scale();
+    let Some(fit) = outcome? else { return Ok(()) };
     let last = fit.last().copied().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let summary = Summary {
         log_likelihood_per_token: last.log_likelihood_per_token,
@@ -258,6 +261,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         loading_seconds,
         tokens_per_second: last.tokens_per_second,
         workers: args.workers,
+        scale,
         mode: checked.mode.name(),
         sampler: checked.sampler.name(),
         blocks: checked.blocks,

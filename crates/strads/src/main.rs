@@ -16,6 +16,7 @@ mod lda_cmd;
 mod mf_cmd;
 mod plot_cmd;
 mod progress;
+mod runtime;
 
 use std::process::ExitCode;
 
@@ -39,11 +40,25 @@ fn main() -> ExitCode {
         print!("{}", config::print(&command, &matches));
         return ExitCode::SUCCESS;
     }
-    let outcome = dispatch(cli.command);
+    let mut command = cli.command;
+    let outcome =
+        runtime::start(cli.threads).and_then(|()| runtime::resolve(&mut command)).and_then(|()| dispatch(command));
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            runtime::finish();
+            ExitCode::SUCCESS
+        }
         Err(failure) => {
-            eprintln!("strads: {}", failure.message());
+            match runtime::rank() {
+                (_, 1) => eprintln!("strads: {}", failure.message()),
+                (rank, _) => eprintln!("strads: rank {rank}: {}", failure.message()),
+            }
+            // In an MPI job the other ranks may wait on this one: end them all. An interrupted
+            // run has already told them to stop.
+            if !matches!(failure, failure::Failure::Interrupted(_)) {
+                runtime::abort(failure.code());
+            }
+            runtime::finish();
             ExitCode::from(failure.code())
         }
     }
@@ -52,8 +67,8 @@ fn main() -> ExitCode {
 /// Runs one subcommand: what `main` does after parsing, and what `strads demo` calls for each run.
 pub(crate) fn dispatch(command: Command) -> Result<(), failure::Failure> {
     match command {
-        Command::Lasso(args) => lasso_cmd::run(&args).map(|_| ()),
-        Command::Logreg(args) => lasso_cmd::run_logreg(&args).map(|_| ()),
+        Command::Lasso(args) => lasso_cmd::run(&args).map(drop),
+        Command::Logreg(args) => lasso_cmd::run_logreg(&args).map(drop),
         Command::Predict(args) => lasso_cmd::predict(&args),
         Command::Lda(args) => match (&args.action, &args.corpus, &args.train) {
             (Some(LdaAction::Prepare(prepare)), _, _) => lda_cmd::prepare(prepare),

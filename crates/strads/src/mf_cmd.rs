@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use strads_data::{DataError, write_atomic, write_string_atomic};
 use strads_mf::ratings::{Duplicates, Ids, Rating, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
 use strads_mf::{Algorithm, Bias, MfFit, MfParams, Model, TracePoint};
-use strads_runtime::Embedded;
 
 use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
@@ -19,6 +18,7 @@ use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
 use crate::lda_cmd::{to_json, write_npy};
 use crate::progress::Progress;
+use crate::runtime;
 
 impl From<strads_mf::MfError> for Failure {
     fn from(error: strads_mf::MfError) -> Self {
@@ -44,6 +44,8 @@ struct Summary {
     seconds: f64,
     loading_seconds: f64,
     workers: usize,
+    #[serde(flatten)]
+    scale: runtime::Scale,
     algorithm: &'static str,
     seed: u64,
     users: usize,
@@ -145,7 +147,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         let what = format!("{} ratings of {users} users and {items} items at rank {}", train.len(), checked.rank);
         check_memory(needed, limit, &what)?;
     }
-    let launcher = Embedded::new(args.workers).map_err(Failure::input)?;
+    let launcher = runtime::launcher(args.workers)?;
     let progress = Progress::counted("mf", args.quiet, checked.iterations as u64);
     let mut observe = |p: &TracePoint| {
         let test = p.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
@@ -174,7 +176,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let outcome =
         strads_mf::fit_checkpointed(&train, &test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
-    let fit = outcome?.ok_or_else(|| Failure::Run(anyhow::anyhow!("this process does not lead the run")))?;
+    let scale = runtime::scale();
+    let Some(fit) = outcome? else { return Ok(()) };
     let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let model = Model::from_fit(&fit, &ids, checked.bias);
     let summary = Summary {
@@ -190,6 +193,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         seconds: fit.seconds,
         loading_seconds,
         workers: checked.workers,
+        scale,
         algorithm: checked.algorithm.name(),
         seed: checked.seed,
         users: model.ids.users.len(),

@@ -36,6 +36,8 @@ pub struct Progress {
 
 impl Progress {
     fn make(label: &str, quiet: bool, total: Option<u64>) -> Self {
+        // In an MPI job only the leader reports.
+        let quiet = quiet || !crate::runtime::is_leader();
         let json = !quiet && json_logs();
         let started = Instant::now();
         if quiet || json || !std::io::stderr().is_terminal() {

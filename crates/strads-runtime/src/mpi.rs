@@ -1,0 +1,499 @@
+//! The MPI runtime: every rank of an MPI job hosts `threads` workers; rank 0 also leads.
+//!
+//! Worker `w` lives on rank `w / threads`, so the workers of a job are numbered as the embedded
+//! runtime numbers its threads, and the same program with the same total number of workers
+//! computes the same thing on either. Rank 0 runs the driver (scheduler and aggregator) on its
+//! main thread next to its own first worker, so no process only schedules. The leader sends each
+//! other rank the tasks and commits of its own workers (an `All` value once, an `Each` sliced), and
+//! each rank answers with its workers' partials. Blocks of a rotating plan pass one worker to the
+//! left; across a rank boundary they go straight from rank to rank, never through the leader.
+//!
+//! Every MPI call is made on the main thread of its rank (OpenMPI's communicator is not `Send`);
+//! worker threads talk to it through channels. Messages are encoded with postcard; every byte
+//! sent is counted for `bytes_sent_per_round`.
+//!
+//! Failure: an error on any rank is returned to its caller, which must end the job with
+//! [`Mpi::abort`] (MPI then stops every rank). A rank that dies is noticed by the MPI launcher,
+//! which ends the job; no rank waits on a message from a dead one for longer than that.
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::thread;
+
+use mpi::Rank;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use strads_core::checkpoint::{decode, encode};
+use strads_core::{
+    Aggregator, Assignment, BoxError, Checkpoints, EngineError, Launcher, Plan, Program, Round, RunOptions, Scheduler,
+    Worker, WorkerId,
+};
+use strads_engine::{Transport, drive_checkpointed};
+
+use crate::pool::Pool;
+
+const COMMAND: i32 = 1;
+const REPLY: i32 = 2;
+const BLOCK: i32 = 3;
+
+/// This process's place in an MPI job: the communicator and what it has sent.
+pub struct Mpi {
+    universe: Universe,
+    world: SimpleCommunicator,
+    bytes_sent: Cell<u64>,
+    run_bytes: Cell<u64>,
+    rounds: Cell<u64>,
+}
+
+/// The launcher of an MPI job: `threads` workers on every rank.
+pub struct Ranks<'m> {
+    mpi: &'m Mpi,
+    threads: usize,
+}
+
+/// Whether this process was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`) as one of
+/// several ranks; reads only the environment, so it is safe to call before initializing MPI.
+pub fn launched_ranks() -> Option<usize> {
+    let var = |name: &str| std::env::var(name).ok()?.trim().parse::<usize>().ok();
+    // OpenMPI's mpirun, then MPICH's hydra (and srun --mpi=pmi2), then srun --mpi=pmix.
+    var("OMPI_COMM_WORLD_SIZE")
+        .or_else(|| var("PMI_SIZE"))
+        .or_else(|| std::env::var_os("PMIX_RANK").and_then(|_| var("SLURM_STEP_NUM_TASKS")))
+}
+
+impl Mpi {
+    /// Initializes MPI (once per process).
+    pub fn init() -> Result<Mpi, EngineError> {
+        let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+            .ok_or_else(|| EngineError::Transport("MPI was already initialized".into()))?;
+        let world = universe.world();
+        Ok(Mpi { universe, world, bytes_sent: Cell::new(0), run_bytes: Cell::new(0), rounds: Cell::new(0) })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    /// Number of ranks in the job.
+    pub fn ranks(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    /// The launcher that runs `threads` workers on every rank (at least 1).
+    pub fn launcher(&self, threads: usize) -> Result<Ranks<'_>, EngineError> {
+        if threads == 0 {
+            return Err(EngineError::Options("each rank needs at least one worker thread".into()));
+        }
+        Ok(Ranks { mpi: self, threads })
+    }
+
+    /// Bytes this rank has sent so far (runs and collectives).
+    pub fn bytes_sent(&self) -> u64 {
+        self.bytes_sent.get()
+    }
+
+    /// Bytes this rank has sent inside runs (the rounds, not the loading).
+    pub fn run_bytes(&self) -> u64 {
+        self.run_bytes.get()
+    }
+
+    /// Rounds the leader has pushed so far (0 on other ranks).
+    pub fn rounds(&self) -> u64 {
+        self.rounds.get()
+    }
+
+    /// Ends every rank of the job with `code`, after this rank has said why.
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+
+    /// The MPI library's name and version.
+    pub fn library(&self) -> String {
+        let _ = &self.universe;
+        mpi::environment::library_version().unwrap_or_else(|_| "unknown MPI".into()).lines().next().unwrap_or("").into()
+    }
+
+    fn count(&self, bytes: usize) {
+        self.bytes_sent.set(self.bytes_sent.get() + bytes as u64);
+    }
+
+    fn send(&self, rank: usize, tag: i32, bytes: &[u8]) -> Result<(), EngineError> {
+        if i32::try_from(bytes.len()).is_err() {
+            return Err(EngineError::Transport(format!(
+                "a message of {} bytes to rank {rank} is above MPI's 2^31-byte limit",
+                bytes.len()
+            )));
+        }
+        self.count(bytes.len());
+        self.world.process_at_rank(rank as Rank).send_with_tag(bytes, tag);
+        Ok(())
+    }
+
+    fn receive(&self, rank: usize, tag: i32) -> Vec<u8> {
+        self.world.process_at_rank(rank as Rank).receive_vec_with_tag::<u8>(tag).0
+    }
+
+    /// Sends `bytes` to rank `to` and receives from rank `from` at once (no ordering deadlock on a ring).
+    fn send_receive(&self, to: usize, from: usize, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
+        if i32::try_from(bytes.len()).is_err() {
+            return Err(EngineError::Transport(format!(
+                "a block of {} bytes is above MPI's 2^31-byte limit",
+                bytes.len()
+            )));
+        }
+        self.count(bytes.len());
+        let world = &self.world;
+        Ok(mpi::request::scope(|scope| {
+            let request = world.process_at_rank(to as Rank).immediate_send_with_tag(scope, bytes, BLOCK);
+            let (incoming, _) = world.process_at_rank(from as Rank).receive_vec_with_tag::<u8>(BLOCK);
+            request.wait();
+            incoming
+        }))
+    }
+
+    /// Every rank's `value`, in rank order, on every rank.
+    pub fn all_gather<T: Serialize + DeserializeOwned>(&self, value: &T) -> Result<Vec<T>, EngineError> {
+        let bytes = encode(value).map_err(|e| EngineError::Transport(format!("encoding: {e}")))?;
+        let parts = self.all_gather_bytes(&bytes)?;
+        parts.iter().map(|p| decode(p).map_err(|e| EngineError::Transport(format!("decoding: {e}")))).collect()
+    }
+
+    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, EngineError> {
+        let len = i32::try_from(bytes.len())
+            .map_err(|_| EngineError::Transport(format!("{} bytes are above MPI's 2^31-byte limit", bytes.len())))?;
+        let mut counts = vec![0i32; self.ranks()];
+        self.world.all_gather_into(&len, &mut counts[..]);
+        let displs = displacements(&counts)?;
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut buffer = vec![0u8; total];
+        self.count(bytes.len() * (self.ranks() - 1));
+        {
+            let mut partition = PartitionMut::new(&mut buffer[..], &counts[..], &displs[..]);
+            self.world.all_gather_varcount_into(bytes, &mut partition);
+        }
+        Ok(split(&buffer, &counts, &displs))
+    }
+
+    /// Sends `outgoing[r]` to rank `r` (every rank at once) and returns what each rank sent here, in rank order.
+    pub fn exchange<T: Serialize + DeserializeOwned>(&self, outgoing: &[T]) -> Result<Vec<T>, EngineError> {
+        if outgoing.len() != self.ranks() {
+            return Err(EngineError::Transport(format!("{} parts for {} ranks", outgoing.len(), self.ranks())));
+        }
+        let parts: Vec<Vec<u8>> = outgoing
+            .iter()
+            .map(|v| encode(v).map_err(|e| EngineError::Transport(format!("encoding: {e}"))))
+            .collect::<Result<_, _>>()?;
+        let send_counts: Vec<i32> = parts
+            .iter()
+            .map(|p| i32::try_from(p.len()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| EngineError::Transport("a part above MPI's 2^31-byte limit".into()))?;
+        let send_displs = displacements(&send_counts)?;
+        let mut receive_counts = vec![0i32; self.ranks()];
+        self.world.all_to_all_into(&send_counts[..], &mut receive_counts[..]);
+        let receive_displs = displacements(&receive_counts)?;
+        let flat: Vec<u8> = parts.concat();
+        let own = self.rank();
+        self.count(parts.iter().enumerate().filter(|&(r, _)| r != own).map(|(_, p)| p.len()).sum());
+        let mut buffer = vec![0u8; receive_counts.iter().map(|&c| c as usize).sum()];
+        {
+            let send = Partition::new(&flat[..], &send_counts[..], &send_displs[..]);
+            let mut receive = PartitionMut::new(&mut buffer[..], &receive_counts[..], &receive_displs[..]);
+            self.world.all_to_all_varcount_into(&send, &mut receive);
+        }
+        split(&buffer, &receive_counts, &receive_displs)
+            .iter()
+            .map(|p| decode(p).map_err(|e| EngineError::Transport(format!("decoding: {e}"))))
+            .collect()
+    }
+
+    /// The element-wise sum of every rank's `values`, on every rank.
+    pub fn all_sum(&self, values: &mut [u64]) {
+        let mine = values.to_vec();
+        self.count(8 * values.len());
+        self.world.all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::sum());
+    }
+
+    /// The largest of every rank's `value`, on every rank.
+    pub fn all_max(&self, value: u64) -> u64 {
+        let mut out = 0u64;
+        self.count(8);
+        self.world.all_reduce_into(&value, &mut out, mpi::collective::SystemOperation::max());
+        out
+    }
+}
+
+fn displacements(counts: &[i32]) -> Result<Vec<i32>, EngineError> {
+    let mut displs = Vec::with_capacity(counts.len());
+    let mut at = 0i64;
+    for &c in counts {
+        displs.push(
+            i32::try_from(at).map_err(|_| EngineError::Transport("a message above MPI's 2^31-byte limit".into()))?,
+        );
+        at += i64::from(c);
+    }
+    i32::try_from(at).map_err(|_| EngineError::Transport("a message above MPI's 2^31-byte limit".into()))?;
+    Ok(displs)
+}
+
+fn split(buffer: &[u8], counts: &[i32], displs: &[i32]) -> Vec<Vec<u8>> {
+    counts.iter().zip(displs).map(|(&c, &d)| buffer[d as usize..(d + c) as usize].to_vec()).collect()
+}
+
+/// An assignment as sent to one rank: the shared value, or that rank's workers' slice.
+#[derive(Serialize)]
+enum Sliced<'a, T> {
+    All(&'a T),
+    Each(&'a [T]),
+}
+
+#[derive(Serialize)]
+enum Outgoing<'a, T, C> {
+    Push(Round, Sliced<'a, T>, bool),
+    Sync(Round, Sliced<'a, C>),
+    Save,
+    Restore(&'a [Vec<u8>]),
+    Stop,
+}
+
+/// What a rank receives from the leader: the same shapes as [`Outgoing`], owned.
+#[derive(Deserialize)]
+enum Incoming<T, C> {
+    Push(Round, Assignment<T>, bool),
+    Sync(Round, Assignment<C>),
+    Save,
+    Restore(Vec<Vec<u8>>),
+    Stop,
+}
+
+#[derive(Serialize, Deserialize)]
+enum Answer<T> {
+    Partials(Vec<T>),
+    States(Vec<Vec<u8>>),
+    Restored,
+}
+
+fn wire(error: impl std::fmt::Display) -> EngineError {
+    EngineError::Transport(format!("message encoding: {error}"))
+}
+
+fn slice<T>(assignment: &Assignment<T>, range: std::ops::Range<usize>) -> Result<Sliced<'_, T>, EngineError> {
+    match assignment {
+        Assignment::All(value) => Ok(Sliced::All(value)),
+        Assignment::Each(values) => values.get(range.clone()).map(Sliced::Each).ok_or_else(|| {
+            EngineError::Transport(format!("an assignment of {} values for workers {range:?}", values.len()))
+        }),
+    }
+}
+
+impl Ranks<'_> {
+    /// Workers each rank hosts.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
+impl Launcher for Ranks<'_> {
+    fn workers(&self) -> usize {
+        self.mpi.ranks() * self.threads
+    }
+
+    fn is_leader(&self) -> bool {
+        self.mpi.rank() == 0
+    }
+
+    fn run_checkpointed<P, W, S, A>(
+        &self,
+        options: RunOptions,
+        checkpoints: &mut dyn Checkpoints,
+        make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
+        make_leader: impl FnOnce() -> (S, A),
+    ) -> Result<Option<(S, A)>, EngineError>
+    where
+        P: Program,
+        W: Worker<P>,
+        S: Scheduler<P>,
+        A: Aggregator<P>,
+    {
+        let make_worker = &make_worker;
+        let before = self.mpi.bytes_sent();
+        let outcome = thread::scope(|scope| {
+            let first = self.mpi.rank() * self.threads;
+            let pool = Pool::<P, W>::start(scope, first, self.threads, make_worker)?;
+            if !self.is_leader() {
+                follow(self.mpi, pool)?;
+                return Ok(None);
+            }
+            let mut transport = Leader { mpi: self.mpi, threads: self.threads, pool };
+            let (mut scheduler, mut aggregator) = make_leader();
+            let outcome = drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints);
+            match outcome {
+                // Every other rank waits for its next command: tell it to stop.
+                Ok(_) | Err(EngineError::Interrupted { .. }) => transport.stop()?,
+                // Ranks may be inside a rotation: the caller aborts the job.
+                Err(_) => {}
+            }
+            outcome.map(|_| Some((scheduler, aggregator)))
+        });
+        self.mpi.run_bytes.set(self.mpi.run_bytes.get() + self.mpi.bytes_sent() - before);
+        outcome
+    }
+}
+
+/// The exchange of a rotation's boundary block: to the rank on the left, from the rank on the right.
+fn exchange<P: Program>(mpi: &Mpi, block: P::Block) -> Result<P::Block, EngineError> {
+    let ranks = mpi.ranks();
+    if ranks == 1 {
+        return Ok(block);
+    }
+    let rank = mpi.rank();
+    let bytes = encode(&block).map_err(wire)?;
+    let incoming = mpi.send_receive((rank + ranks - 1) % ranks, (rank + 1) % ranks, &bytes)?;
+    decode(&incoming).map_err(wire)
+}
+
+/// A rank other than the leader: carry out the leader's commands until it says stop.
+fn follow<P: Program, W: Worker<P>>(mpi: &Mpi, mut pool: Pool<P, W>) -> Result<(), EngineError> {
+    loop {
+        let bytes = mpi.receive(0, COMMAND);
+        let command: Incoming<P::Task, P::Commit> = decode(&bytes).map_err(wire)?;
+        let answer = match command {
+            Incoming::Push(round, tasks, rotate) => {
+                pool.push(round, Arc::new(Plan { tasks, rotate }), &mut |b| exchange::<P>(mpi, b))?;
+                Answer::Partials(pool.collect()?)
+            }
+            Incoming::Sync(round, commit) => {
+                pool.sync(round, Arc::new(commit))?;
+                continue;
+            }
+            Incoming::Save => Answer::States(pool.save()?),
+            Incoming::Restore(states) => {
+                pool.restore(states)?;
+                Answer::Restored
+            }
+            Incoming::Stop => return Ok(()),
+        };
+        mpi.send(0, REPLY, &encode(&answer).map_err(wire)?)?;
+    }
+}
+
+/// The driver's transport on rank 0: its own workers in a pool, the others' through MPI.
+struct Leader<'m, P: Program, W> {
+    mpi: &'m Mpi,
+    threads: usize,
+    pool: Pool<P, W>,
+}
+
+impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
+    fn to_ranks(
+        &self,
+        message: impl Fn(std::ops::Range<usize>) -> Result<Vec<u8>, EngineError>,
+    ) -> Result<(), EngineError> {
+        let threads = self.threads;
+        for rank in 1..self.mpi.ranks() {
+            let bytes = message(rank * threads..(rank + 1) * threads)?;
+            self.mpi.send(rank, COMMAND, &bytes)?;
+        }
+        Ok(())
+    }
+
+    fn answer(&self, rank: usize) -> Result<Answer<P::Partial>, EngineError> {
+        decode(&self.mpi.receive(rank, REPLY)).map_err(wire)
+    }
+
+    fn stop(&self) -> Result<(), EngineError> {
+        let stop = encode(&Outgoing::<P::Task, P::Commit>::Stop).map_err(wire)?;
+        self.to_ranks(|_| Ok(stop.clone()))
+    }
+}
+
+fn unexpected(rank: usize) -> EngineError {
+    EngineError::Transport(format!("rank {rank} answered out of turn"))
+}
+
+impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
+    fn workers(&self) -> usize {
+        self.mpi.ranks() * self.threads
+    }
+
+    fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
+        self.mpi.rounds.set(self.mpi.rounds.get() + 1);
+        let shared = match &plan.tasks {
+            Assignment::All(task) => Some(
+                encode(&Outgoing::<P::Task, P::Commit>::Push(round, Sliced::All(task), plan.rotate)).map_err(wire)?,
+            ),
+            Assignment::Each(_) => None,
+        };
+        self.to_ranks(|range| match &shared {
+            Some(bytes) => Ok(bytes.clone()),
+            None => encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate))
+                .map_err(wire),
+        })?;
+        let mpi = self.mpi;
+        self.pool.push(round, plan, &mut |b| exchange::<P>(mpi, b))
+    }
+
+    fn collect(&mut self) -> Result<Vec<P::Partial>, EngineError> {
+        let mut partials = self.pool.collect()?;
+        for rank in 1..self.mpi.ranks() {
+            match self.answer(rank)? {
+                Answer::Partials(more) => partials.extend(more),
+                _ => return Err(unexpected(rank)),
+            }
+        }
+        Ok(partials)
+    }
+
+    fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
+        let shared = match &*commit {
+            Assignment::All(value) => {
+                Some(encode(&Outgoing::<P::Task, P::Commit>::Sync(round, Sliced::All(value))).map_err(wire)?)
+            }
+            Assignment::Each(_) => None,
+        };
+        self.to_ranks(|range| match &shared {
+            Some(bytes) => Ok(bytes.clone()),
+            None => encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire),
+        })?;
+        // Rank 0's workers come first, so their local index is their worker id.
+        self.pool.sync(round, commit)
+    }
+
+    fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
+        let save = encode(&Outgoing::<P::Task, P::Commit>::Save).map_err(wire)?;
+        self.to_ranks(|_| Ok(save.clone()))?;
+        let mut states = self.pool.save()?;
+        for rank in 1..self.mpi.ranks() {
+            match self.answer(rank)? {
+                Answer::States(more) => states.extend(more),
+                _ => return Err(unexpected(rank)),
+            }
+        }
+        Ok(states)
+    }
+
+    fn restore(&mut self, states: Vec<Vec<u8>>) -> Result<(), EngineError> {
+        let threads = self.threads;
+        if states.len() != self.workers() {
+            return Err(EngineError::Checkpoint(format!(
+                "the checkpoint has {} workers but this run has {}",
+                states.len(),
+                self.workers()
+            )));
+        }
+        self.to_ranks(|range| encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire))?;
+        self.pool.restore(states[..threads].to_vec())?;
+        for rank in 1..self.mpi.ranks() {
+            match self.answer(rank)? {
+                Answer::Restored => {}
+                _ => return Err(unexpected(rank)),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,259 @@
+//! MPI runs (feature `mpi`, OpenMPI's `mpirun`): every application on 2 and 3 ranks gives the same
+//! model as the embedded runtime with the same total number of workers; checkpoints taken under
+//! MPI resume exactly; a rank that dies ends the job in bounded time; commands that run in one
+//! process are refused under mpirun.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use common::{stderr, strads};
+
+const STRADS: &str = env!("CARGO_BIN_EXE_strads");
+
+/// `mpirun -n ranks strads args`, oversubscribed (more ranks than cores) and allowed as root.
+fn mpirun(ranks: usize, args: &[&str]) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args(["--oversubscribe", "-n", &ranks.to_string(), STRADS])
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    command
+}
+
+fn run_mpi(ranks: usize, args: &[&str]) -> Output {
+    mpirun(ranks, args).output().expect("mpirun runs (install openmpi-bin)")
+}
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn generate(args: &[&str]) {
+    let output = strads(args);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&read(&dir.join("summary.json"))).expect("summary.json is JSON")
+}
+
+/// Trains `args` embedded with `workers` workers and on `ranks` ranks (`threads` each), and checks
+/// that the model files are byte for byte the same and the summary reports the ranks.
+fn same_model(dir: &Path, name: &str, args: &[&str], model: &[&str], ranks: usize, threads: usize) {
+    let workers = (ranks * threads).to_string();
+    let embedded = dir.join(format!("{name}-embedded-{workers}"));
+    let mut plain: Vec<&str> = args.to_vec();
+    let out = path(&embedded);
+    plain.extend(["--workers", &workers, "--quiet", "--out", &out]);
+    let output = strads(&plain);
+    assert!(output.status.success(), "{name} embedded: {}", stderr(&output));
+
+    let ranked = dir.join(format!("{name}-mpi-{ranks}x{threads}"));
+    let mut on_ranks: Vec<&str> = args.to_vec();
+    let out = path(&ranked);
+    let threads_flag = threads.to_string();
+    on_ranks.extend(["--threads", &threads_flag, "--quiet", "--out", &out]);
+    let output = run_mpi(ranks, &on_ranks);
+    assert!(output.status.success(), "{name} on {ranks} ranks: {}", stderr(&output));
+    for file in model {
+        assert!(
+            read(&embedded.join(file)) == read(&ranked.join(file)),
+            "{name}: {file} differs between {workers} embedded workers and {ranks} ranks x {threads} threads"
+        );
+    }
+    let summary = summary(&ranked);
+    assert_eq!(summary["ranks"], ranks, "{name}");
+    assert_eq!(summary["workers"], ranks * threads, "{name}");
+    assert!(summary["peak_rss_bytes_per_rank"].as_u64().unwrap_or(0) > 0, "{name}: {summary}");
+    if ranks > 1 {
+        assert!(summary["bytes_sent_per_round"].as_f64().unwrap_or(0.0) > 0.0, "{name}: {summary}");
+    }
+    // Only rank 0 writes: no temporary file of a second writer is left behind.
+    for entry in std::fs::read_dir(&ranked).expect("output folder") {
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".tmp"), "{name} left in {}", ranked.display());
+    }
+}
+
+#[test]
+fn lasso_and_logreg_on_ranks_equal_embedded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svm = path(&dir.path().join("regression.svm"));
+    let classes = path(&dir.path().join("classes.svm"));
+    generate(&["gen", "lasso", "--out", &svm, "--rows", "600", "--features", "800"]);
+    generate(&["gen", "lasso", "--classes", "--out", &classes, "--rows", "600", "--features", "500", "--seed", "3"]);
+    let model = ["coefficients.csv", "model.json"];
+    for scheduler in ["dynamic", "shotgun", "cyclic"] {
+        let args = ["lasso", "--data", &svm, "--lambda-ratio", "0.02", "--scheduler", scheduler, "--tol", "1e-9"];
+        for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
+            same_model(dir.path(), &format!("lasso-{scheduler}"), &args, &model, ranks, threads);
+        }
+    }
+    let path_args =
+        ["lasso", "--data", &svm, "--lambda-ratio", "0.02", "--path", "4", "--intercept", "--pipeline-depth", "2"];
+    same_model(dir.path(), "lasso-path", &path_args, &["coefficients.csv", "path_coefficients.csv"], 3, 1);
+    let logreg = ["logreg", "--data", &classes, "--lambda-ratio", "0.05", "--l1-ratio", "0.7"];
+    for (ranks, threads) in [(2, 1), (3, 1)] {
+        same_model(dir.path(), "logreg", &logreg, &model, ranks, threads);
+    }
+}
+
+#[test]
+fn lda_on_ranks_equals_embedded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let corpus = path(&dir.path().join("corpus"));
+    generate(&["gen", "lda", "--out", &corpus, "--documents", "400", "--vocabulary", "600", "--topics", "8"]);
+    let model = ["word_topic.npy", "doc_topic.npy"];
+    for mode in ["model-parallel", "data-parallel"] {
+        let args = ["lda", "--data", &corpus, "--topics", "8", "--iterations", "15", "--mode", mode];
+        for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
+            same_model(dir.path(), &format!("lda-{mode}"), &args, &model, ranks, threads);
+        }
+    }
+}
+
+#[test]
+fn mf_on_ranks_equals_embedded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ratings = dir.path().join("ratings");
+    generate(&["gen", "mf", "--out", &path(&ratings), "--users", "400", "--items", "300", "--density", "0.05"]);
+    let (train, test) = (path(&ratings.join("train.tsv")), path(&ratings.join("test.tsv")));
+    let model = ["user_factors.npy", "item_factors.npy"];
+    for algorithm in ["ccdpp", "ccd", "als"] {
+        let args =
+            ["mf", "--data", &train, "--test", &test, "--rank", "6", "--iterations", "4", "--algorithm", algorithm];
+        for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
+            same_model(dir.path(), &format!("mf-{algorithm}"), &args, &model, ranks, threads);
+        }
+    }
+}
+
+/// SIGTERM to mpirun saves a checkpoint on rank 0 for every rank; resuming on the same number of
+/// ranks gives the uninterrupted model, on another number of workers is refused.
+#[test]
+fn checkpoints_under_mpi_resume_exactly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let corpus = path(&dir.path().join("corpus"));
+    generate(&["gen", "lda", "--out", &corpus, "--documents", "300", "--vocabulary", "500", "--topics", "5"]);
+    let args = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "4000", "--quiet"];
+    let whole = path(&dir.path().join("whole"));
+    let mut plain = args.to_vec();
+    plain.extend(["--workers", "2", "--out", &whole]);
+    let started = Instant::now();
+    let output = strads(&plain);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let seconds = started.elapsed().as_secs_f64();
+
+    let (checkpoints, out) = (path(&dir.path().join("checkpoints")), path(&dir.path().join("resumed")));
+    let mut first = args.to_vec();
+    first.extend(["--out", &out, "--checkpoint-dir", &checkpoints, "--checkpoint-every", "10"]);
+    let mut child = mpirun(2, &first).stderr(Stdio::piped()).spawn().expect("mpirun starts");
+    // Stop it after about a third of a whole run (MPI start-up included), unless it ends first.
+    let deadline = Instant::now() + Duration::from_secs_f64(1.0 + seconds / 3.0);
+    while Instant::now() < deadline && child.try_wait().expect("wait").is_none() {
+        sleep(Duration::from_millis(20));
+    }
+    let interrupted = child.try_wait().expect("wait").is_none();
+    if interrupted {
+        let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+        assert!(status.success());
+    }
+    let output = child.wait_with_output().expect("mpirun ends");
+    if interrupted {
+        let text = stderr(&output);
+        assert!(text.contains("checkpoint was saved"), "{text}");
+        assert!(!Path::new(&out).join("word_topic.npy").exists(), "an interrupted run wrote its model");
+    }
+    assert!(Path::new(&checkpoints).join("checkpoint.strads").exists());
+
+    let mut other = args.to_vec();
+    other.extend(["--out", &out, "--resume", &checkpoints]);
+    let refused = run_mpi(3, &other);
+    assert!(!refused.status.success(), "a resume on 3 workers of a 2-worker checkpoint ran");
+    assert!(stderr(&refused).contains("would not continue the saved one"), "{}", stderr(&refused));
+
+    let resumed = run_mpi(2, &other);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    for file in ["word_topic.npy", "doc_topic.npy"] {
+        assert!(read(&Path::new(&whole).join(file)) == read(&Path::new(&out).join(file)), "{file} differs");
+    }
+}
+
+/// kill -9 of one rank ends the whole job within seconds, with mpirun naming the rank.
+#[test]
+fn a_dead_rank_ends_the_job() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let corpus = path(&dir.path().join("corpus"));
+    generate(&["gen", "lda", "--out", &corpus, "--documents", "300", "--vocabulary", "500", "--topics", "5"]);
+    let out = path(&dir.path().join("out"));
+    let args = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "1000000", "--quiet", "--out", &out];
+    let mut child = mpirun(3, &args).stderr(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("mpirun starts");
+    // Wait until the three ranks are running, then kill the last.
+    let ranks = loop {
+        let found = children_of(child.id());
+        if found.len() == 3 || child.try_wait().expect("wait").is_some() {
+            break found;
+        }
+        sleep(Duration::from_millis(50));
+    };
+    assert_eq!(ranks.len(), 3, "the job did not start three ranks");
+    sleep(Duration::from_millis(1500));
+    let killed = Instant::now();
+    let victim = ranks.iter().max().expect("a rank").to_string();
+    assert!(Command::new("kill").args(["-KILL", &victim]).status().expect("kill runs").success());
+    let limit = Duration::from_secs(20);
+    while killed.elapsed() < limit && child.try_wait().expect("wait").is_none() {
+        sleep(Duration::from_millis(50));
+    }
+    let ended = child.try_wait().expect("wait").is_some();
+    if !ended {
+        let _ = child.kill();
+    }
+    let output = child.wait_with_output().expect("mpirun ends");
+    assert!(ended, "the job still ran {limit:?} after a rank died");
+    assert!(!output.status.success());
+    let text = format!("{}{}", stderr(&output), String::from_utf8_lossy(&output.stdout));
+    assert!(text.contains("signal 9"), "mpirun did not say which rank died: {text}");
+    assert!(!Path::new(&out).join("word_topic.npy").exists());
+}
+
+/// The process ids whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| s.rsplit(')').next()?.split_whitespace().nth(1)?.parse::<u32>().ok())
+                == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn single_process_commands_and_bad_spreads_are_refused() {
+    let output = run_mpi(2, &["demo", "--size", "tiny", "--quiet"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("runs in one process"), "{}", stderr(&output));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svm = path(&dir.path().join("d.svm"));
+    generate(&["gen", "lasso", "--out", &svm, "--rows", "50", "--features", "100", "--support", "5"]);
+    let out = path(&dir.path().join("out"));
+    let output = run_mpi(2, &["lasso", "--data", &svm, "--lambda-ratio", "0.1", "--workers", "3", "--out", &out]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("not a multiple of the 2 MPI ranks"), "{}", stderr(&output));
+    assert!(!Path::new(&out).exists(), "a refused run wrote its folder");
+}
