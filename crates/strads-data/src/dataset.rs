@@ -81,16 +81,17 @@ impl Dataset {
     }
 }
 
+/// The format of the file at `path`: `given` if set, else by its name, else by its content.
+pub fn detect_format(path: &Path, given: Option<Format>) -> Result<Format, DataError> {
+    match given.or_else(|| Format::from_extension(path)) {
+        Some(format) => Ok(format),
+        None => Format::sniff(path),
+    }
+}
+
 /// Reads a data set.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Dataset, DataError> {
-    let format = match options.format {
-        Some(format) => format,
-        None => match Format::from_extension(path) {
-            Some(format) => format,
-            None => Format::sniff(path)?,
-        },
-    };
-    match format {
+    match detect_format(path, options.format)? {
         Format::Libsvm => {
             let (x, y) = read_libsvm(path, options.index_base)?;
             Ok(Dataset { x, y, feature_names: None })

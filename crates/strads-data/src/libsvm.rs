@@ -32,95 +32,141 @@ pub fn read_libsvm(path: &Path, base: IndexBase) -> Result<(Features, Vec<f64>),
 
 /// Parses LIBSVM text; `path` only names the source in errors.
 pub fn parse_libsvm(path: &Path, text: &[u8], base: IndexBase) -> Result<(SparseRows, Vec<f64>), DataError> {
-    let mut labels = Vec::new();
-    let mut indptr = vec![0usize];
-    let mut raw_indices: Vec<u64> = Vec::new();
-    let mut data = Vec::new();
-    let mut first_zero_line: Option<usize> = None;
-    let mut row: Vec<(u64, f64)> = Vec::new();
-
-    for (line_index, raw_line) in text.split(|&b| b == b'\n').enumerate() {
-        let line_no = line_index + 1;
-        let line = raw_line.split(|&b| b == b'#').next().unwrap_or_default();
-        let line = std::str::from_utf8(line).map_err(|_| DataError::parse(path, line_no, "not valid UTF-8 text"))?;
-        let mut tokens = line.split_ascii_whitespace();
-        let Some(label_token) = tokens.next() else { continue };
-        if label_token.contains(':') {
-            return Err(DataError::parse(
-                path,
-                line_no,
-                format!("missing label: the line starts with '{label_token}'"),
-            ));
-        }
-        let label = parse_finite(label_token)
-            .ok_or_else(|| DataError::parse(path, line_no, format!("bad label '{label_token}': expected a number")))?;
-        row.clear();
-        for token in tokens {
-            let Some((index, value)) = token.split_once(':') else {
-                return Err(DataError::parse(path, line_no, format!("bad token '{token}': expected index:value")));
-            };
-            if index == "qid" {
-                continue;
-            }
-            let index: u64 = index.parse().map_err(|_| {
-                DataError::parse(
-                    path,
-                    line_no,
-                    format!("bad feature index '{index}' in '{token}': expected an integer >= 0"),
-                )
-            })?;
-            let value = parse_finite(value).ok_or_else(|| {
-                DataError::parse(path, line_no, format!("bad value in '{token}': expected a finite number"))
-            })?;
-            if index == 0 && first_zero_line.is_none() {
-                first_zero_line = Some(line_no);
-            }
-            row.push((index, value));
-        }
-        row.sort_unstable_by_key(|&(index, _)| index);
-        if let Some(w) = row.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(DataError::parse(path, line_no, format!("feature index {} appears twice", w[0].0)));
-        }
-        for &(index, value) in &row {
-            if value != 0.0 {
-                raw_indices.push(index);
-                data.push(value);
-            }
-        }
-        labels.push(label);
-        indptr.push(data.len());
-    }
-
-    if labels.is_empty() {
+    let raw = RawRows::parse(path, text, 1)?;
+    if raw.labels.is_empty() {
         return Err(DataError::invalid(path, "no data rows"));
     }
-    let zero_based = match (base, first_zero_line) {
-        (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => true,
-        (IndexBase::One, Some(line)) => {
-            return Err(DataError::parse(path, line, "feature index 0 in a file read as 1-based"));
+    let zero_based = raw.zero_based(path, base, raw.first_zero_line.is_some())?;
+    raw.finish(path, text, 1, zero_based)
+}
+
+/// LIBSVM rows as parsed, before the index base is known (it may depend on other parts of the file).
+#[derive(Clone, Debug, Default)]
+pub struct RawRows {
+    /// One label per row.
+    pub labels: Vec<f64>,
+    indptr: Vec<usize>,
+    raw_indices: Vec<u64>,
+    data: Vec<f64>,
+    /// The first line (of the whole file) with a feature index 0, if any.
+    pub first_zero_line: Option<usize>,
+}
+
+impl RawRows {
+    /// Parses `text`, whose first line is line `first_line` of the file `path`.
+    pub fn parse(path: &Path, text: &[u8], first_line: usize) -> Result<RawRows, DataError> {
+        let mut labels = Vec::new();
+        let mut indptr = vec![0usize];
+        let mut raw_indices: Vec<u64> = Vec::new();
+        let mut data = Vec::new();
+        let mut first_zero_line: Option<usize> = None;
+        let mut row: Vec<(u64, f64)> = Vec::new();
+
+        for (line_index, raw_line) in text.split(|&b| b == b'\n').enumerate() {
+            let line_no = line_index + first_line;
+            let line = raw_line.split(|&b| b == b'#').next().unwrap_or_default();
+            let line =
+                std::str::from_utf8(line).map_err(|_| DataError::parse(path, line_no, "not valid UTF-8 text"))?;
+            let mut tokens = line.split_ascii_whitespace();
+            let Some(label_token) = tokens.next() else { continue };
+            if label_token.contains(':') {
+                return Err(DataError::parse(
+                    path,
+                    line_no,
+                    format!("missing label: the line starts with '{label_token}'"),
+                ));
+            }
+            let label = parse_finite(label_token).ok_or_else(|| {
+                DataError::parse(path, line_no, format!("bad label '{label_token}': expected a number"))
+            })?;
+            row.clear();
+            for token in tokens {
+                let Some((index, value)) = token.split_once(':') else {
+                    return Err(DataError::parse(path, line_no, format!("bad token '{token}': expected index:value")));
+                };
+                if index == "qid" {
+                    continue;
+                }
+                let index: u64 = index.parse().map_err(|_| {
+                    DataError::parse(
+                        path,
+                        line_no,
+                        format!("bad feature index '{index}' in '{token}': expected an integer >= 0"),
+                    )
+                })?;
+                let value = parse_finite(value).ok_or_else(|| {
+                    DataError::parse(path, line_no, format!("bad value in '{token}': expected a finite number"))
+                })?;
+                if index == 0 && first_zero_line.is_none() {
+                    first_zero_line = Some(line_no);
+                }
+                row.push((index, value));
+            }
+            row.sort_unstable_by_key(|&(index, _)| index);
+            if let Some(w) = row.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(DataError::parse(path, line_no, format!("feature index {} appears twice", w[0].0)));
+            }
+            for &(index, value) in &row {
+                if value != 0.0 {
+                    raw_indices.push(index);
+                    data.push(value);
+                }
+            }
+            labels.push(label);
+            indptr.push(data.len());
         }
-        (IndexBase::One, None) | (IndexBase::Auto, None) => false,
-    };
-    let shift = u64::from(!zero_based);
-    let mut indices = Vec::with_capacity(raw_indices.len());
-    let mut cols = 0usize;
-    for &index in &raw_indices {
-        let index = index - shift;
-        let Ok(index) = u32::try_from(index) else {
-            let line = line_of(&indptr, indices.len());
-            return Err(DataError::parse(
-                path,
-                line_in_text(text, line),
-                format!("feature index {} is beyond the largest supported ({})", index + shift, u32::MAX),
-            ));
-        };
-        cols = cols.max(index as usize + 1);
-        indices.push(index);
+        Ok(RawRows { labels, indptr, raw_indices, data, first_zero_line })
     }
-    let rows = labels.len();
-    let matrix = SparseRows::try_new((rows, cols), indptr, indices, data)
-        .map_err(|(_, _, _, e)| DataError::invalid(path, format!("inconsistent sparse structure: {e}")))?;
-    Ok((matrix, labels))
+
+    /// Whether indices are 0-based under `base`, given whether index 0 appears anywhere in the file.
+    pub fn zero_based(&self, path: &Path, base: IndexBase, zero_anywhere: bool) -> Result<bool, DataError> {
+        match (base, zero_anywhere) {
+            (IndexBase::Zero, _) | (IndexBase::Auto, true) => Ok(true),
+            (IndexBase::One, true) => Err(match self.first_zero_line {
+                Some(line) => DataError::parse(path, line, "feature index 0 in a file read as 1-based"),
+                None => {
+                    DataError::invalid(path, "feature index 0 (in another part of the file) in a file read as 1-based")
+                }
+            }),
+            (IndexBase::One | IndexBase::Auto, false) => Ok(false),
+        }
+    }
+
+    /// Stored values per row (plus one).
+    pub fn row_weights(&self) -> Vec<u64> {
+        self.indptr.windows(2).map(|w| (w[1] - w[0]) as u64 + 1).collect()
+    }
+
+    /// The rows with their indices shifted to 0-based; `text` and `first_line` as given to [`RawRows::parse`].
+    pub fn finish(
+        self,
+        path: &Path,
+        text: &[u8],
+        first_line: usize,
+        zero_based: bool,
+    ) -> Result<(SparseRows, Vec<f64>), DataError> {
+        let RawRows { labels, indptr, raw_indices, data, .. } = self;
+        let shift = u64::from(!zero_based);
+        let mut indices = Vec::with_capacity(raw_indices.len());
+        let mut cols = 0usize;
+        for &index in &raw_indices {
+            let index = index - shift;
+            let Ok(index) = u32::try_from(index) else {
+                let line = line_of(&indptr, indices.len());
+                return Err(DataError::parse(
+                    path,
+                    line_in_text(text, line) + first_line - 1,
+                    format!("feature index {} is beyond the largest supported ({})", index + shift, u32::MAX),
+                ));
+            };
+            cols = cols.max(index as usize + 1);
+            indices.push(index);
+        }
+        let rows = labels.len();
+        let matrix = SparseRows::try_new((rows, cols), indptr, indices, data)
+            .map_err(|(_, _, _, e)| DataError::invalid(path, format!("inconsistent sparse structure: {e}")))?;
+        Ok((matrix, labels))
+    }
 }
 
 /// The data row holding entry `entry`.

@@ -362,16 +362,24 @@ pub struct ModelFile {
 }
 
 /// Builds the summary of a fit.
-pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Path, loading_seconds: f64) -> Summary {
+///
+/// The training scores need the whole data set; on a rank of an MPI job without it they are left out.
+pub fn summary(
+    fit: &LassoFit,
+    params: &CheckedParams,
+    data: &impl RowSource,
+    path: &Path,
+    loading_seconds: f64,
+) -> Summary {
     let raw = params.raw();
-    let train = score(raw.loss, &fit.beta, fit.intercept, data);
+    let train = data.whole().map(|whole| score(raw.loss, &fit.beta, fit.intercept, whole));
     Summary {
         loss: raw.loss.name(),
         l1_ratio: raw.l1_ratio,
         update: (raw.loss == Loss::Logistic).then_some(raw.update.name()),
         metrics: Metrics {
-            train_accuracy: train.accuracy,
-            train_rmse: (raw.loss == Loss::Squared).then(|| train.loss.sqrt()),
+            train_accuracy: train.and_then(|t| t.accuracy),
+            train_rmse: train.filter(|_| raw.loss == Loss::Squared).map(|t| t.loss.sqrt()),
             ..Metrics::default()
         },
         test: None,
@@ -401,12 +409,12 @@ pub fn summary(fit: &LassoFit, params: &CheckedParams, data: &Dataset, path: &Pa
         rho: raw.rho,
         pipeline_depth: raw.pipeline_depth,
         seed: raw.seed,
-        rows: data.x.rows(),
-        features: data.x.cols(),
-        stored_values: data.x.nnz(),
+        rows: data.rows(),
+        features: data.features(),
+        stored_values: data.row_weights().iter().sum::<u64>() as usize - data.rows(),
         loading_seconds,
         data: path.display().to_string(),
-        scale: runtime::Scale { ranks: 1, peak_rss_bytes_per_rank: runtime::peak_rss(), bytes_sent_per_round: 0.0 },
+        scale: runtime::here(),
     }
 }
 
@@ -562,7 +570,7 @@ pub fn train(
 
 /// [`train`] on this process's share of a run: the fit on the leader, `None` on other MPI ranks.
 fn train_here(
-    data: &Dataset,
+    data: &impl RowSource,
     settings: &Settings,
     label: &str,
     quiet: bool,
@@ -605,6 +613,91 @@ pub fn run_logreg(args: &LogregArgs) -> Result<Option<LassoFit>, Failure> {
     command(&args.model, Loss::Logistic, update, "logreg")
 }
 
+/// Training rows: the whole file, or (in an MPI job, for LIBSVM files) this rank's workers' rows.
+enum Training {
+    Whole(Dataset),
+    #[cfg(feature = "mpi")]
+    Shares(crate::shares::RankRows),
+}
+
+impl RowSource for Training {
+    fn rows(&self) -> usize {
+        match self {
+            Training::Whole(d) => d.rows(),
+            #[cfg(feature = "mpi")]
+            Training::Shares(s) => s.rows(),
+        }
+    }
+
+    fn features(&self) -> usize {
+        match self {
+            Training::Whole(d) => d.features(),
+            #[cfg(feature = "mpi")]
+            Training::Shares(s) => s.features(),
+        }
+    }
+
+    fn row_weights(&self) -> Vec<u64> {
+        match self {
+            Training::Whole(d) => d.row_weights(),
+            #[cfg(feature = "mpi")]
+            Training::Shares(s) => s.row_weights(),
+        }
+    }
+
+    fn shard(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Result<(strads_data::Features, Vec<f64>), strads_data::DataError> {
+        match self {
+            Training::Whole(d) => d.shard(range),
+            #[cfg(feature = "mpi")]
+            Training::Shares(s) => s.shard(range),
+        }
+    }
+
+    fn whole(&self) -> Option<&Dataset> {
+        match self {
+            Training::Whole(d) => Some(d),
+            #[cfg(feature = "mpi")]
+            Training::Shares(s) => s.whole(),
+        }
+    }
+}
+
+/// Loads the training data and, for the logistic loss, checks the labels and makes them -1 and 1.
+fn load_training(path: &Path, settings: &Settings) -> Result<(Training, Option<LabelForm>), Failure> {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+        && matches!(strads_data::detect_format(path, settings.load.format)?, Format::Libsvm)
+    {
+        let dynamic = settings.params.raw().scheduler == strads_lasso::SchedulerKind::Dynamic;
+        let mut rows = crate::shares::load_libsvm(&mpi, path, settings.load.index_base, settings.workers, dynamic)?;
+        let labels = match settings.params.raw().loss {
+            Loss::Logistic => {
+                let distinct = crate::shares::distinct_labels(&mpi, rows.labels())?;
+                let form = check_labels(&distinct).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+                rows.map_labels(|y| signs(y, path))?;
+                Some(form)
+            }
+            Loss::Squared => None,
+        };
+        runtime::note_input_read(rows.bytes_read);
+        return Ok((Training::Shares(rows), labels));
+    }
+    let mut data = strads_data::load(path, &settings.load)?;
+    runtime::note_input_file(path);
+    let labels = match settings.params.raw().loss {
+        Loss::Logistic => {
+            let form = check_labels(&data.y).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+            data.y = signs(&data.y, path)?;
+            Some(form)
+        }
+        Loss::Squared => None,
+    };
+    Ok((Training::Whole(data), labels))
+}
+
 /// Loads labelled data; logistic labels become -1 and 1.
 fn load_labelled(path: &Path, settings: &Settings) -> Result<Dataset, Failure> {
     let mut data = strads_data::load(path, &settings.load)?;
@@ -623,15 +716,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let started = Instant::now();
     let path = &args.data.data;
     let loading = Progress::phase(label, args.quiet, &format!("loading {}", path.display()));
-    let mut data = strads_data::load(path, &settings.load)?;
-    let labels = match loss {
-        Loss::Logistic => {
-            let form = check_labels(&data.y).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-            data.y = signs(&data.y, path)?;
-            Some(form)
-        }
-        Loss::Squared => None,
-    };
+    let (data, labels) = load_training(path, &settings)?;
     let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
@@ -663,7 +748,8 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let mut cv = None;
     let mut cv_loss = None;
     if let Some(folds) = args.cv {
-        let rows = cross_validate(&data, &settings, &fit, folds, args.seed, label, args.quiet)?;
+        let whole = data.whole().ok_or_else(|| Failure::input("--cv needs the whole data set in one process"))?;
+        let rows = cross_validate(whole, &settings, &fit, folds, args.seed, label, args.quiet)?;
         let means: Vec<f64> = rows.iter().map(|(_, losses)| mean_std(losses).0).collect();
         let best = (0..means.len())
             .min_by(|&a, &b| means[a].total_cmp(&means[b]))

@@ -186,6 +186,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     let tok = tokenizer(corpus_args)?;
     let loading = Progress::phase("lda", args.quiet, &format!("reading {}", corpus_args.data.display()));
     let corpus = read(&corpus_args.data, corpus_args, &tok, None)?;
+    runtime::note_input_file(&corpus_args.data);
     let test = match &args.test {
         Some(path) => Some(read(path, corpus_args, &tok, Some(&corpus.vocabulary))?),
         None => None,

@@ -17,6 +17,8 @@ mod mf_cmd;
 mod plot_cmd;
 mod progress;
 mod runtime;
+#[cfg(feature = "mpi")]
+mod shares;
 
 use std::process::ExitCode;
 

@@ -123,6 +123,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let mut ids = Ids::default();
     let loading = Progress::phase("mf", args.quiet, &format!("reading {}", args.data.display()));
     let read = read_ratings(&args.data, &options, &mut ids)?;
+    runtime::note_input_file(&args.data);
     let (train, test) = match (&args.test, args.test_fraction) {
         (Some(path), _) => {
             let test = read_ratings(path, &options, &mut ids)?;

@@ -24,6 +24,22 @@ thread_local! {
     #[cfg(feature = "mpi")]
     static MPI: RefCell<Option<Rc<Mpi>>> = const { RefCell::new(None) };
     static THREADS: Cell<Option<usize>> = const { Cell::new(None) };
+    static INPUT_READ: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts a whole input file (or the files of an input folder) as read by this process.
+pub fn note_input_file(path: &std::path::Path) {
+    let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    let bytes = match std::fs::read_dir(path) {
+        Ok(entries) => entries.filter_map(Result::ok).map(|e| size(&e.path())).sum(),
+        Err(_) => size(path),
+    };
+    note_input_read(bytes);
+}
+
+/// Counts bytes of training input this process read (for `input_bytes_read_per_rank`).
+pub fn note_input_read(bytes: u64) {
+    INPUT_READ.set(INPUT_READ.get() + bytes);
 }
 
 /// Joins the MPI job this process was started in, if any; `threads` is the `--threads` flag.
@@ -58,8 +74,9 @@ fn launched_ranks() -> Option<usize> {
     var("OMPI_COMM_WORLD_SIZE").or_else(|| var("PMI_SIZE"))
 }
 
+/// The MPI job this process is a rank of, if any.
 #[cfg(feature = "mpi")]
-fn mpi() -> Option<Rc<Mpi>> {
+pub fn mpi() -> Option<Rc<Mpi>> {
     MPI.with_borrow(Clone::clone)
 }
 
@@ -224,6 +241,8 @@ pub struct Scale {
     pub peak_rss_bytes_per_rank: u64,
     /// Bytes all ranks sent during training, per engine round (0 for the embedded runtime).
     pub bytes_sent_per_round: f64,
+    /// The most bytes of the training input any rank read (the whole file, unless read in shares).
+    pub input_bytes_read_per_rank: u64,
 }
 
 /// This process's peak resident memory (`VmHWM`), in bytes; 0 where the system does not say.
@@ -248,9 +267,20 @@ pub fn scale() -> Scale {
             ranks: mpi.ranks(),
             peak_rss_bytes_per_rank: peak,
             bytes_sent_per_round: if rounds == 0 { 0.0 } else { sent[0] as f64 / rounds as f64 },
+            input_bytes_read_per_rank: mpi.all_max(INPUT_READ.get()),
         };
     }
-    Scale { ranks: 1, peak_rss_bytes_per_rank: peak_rss(), bytes_sent_per_round: 0.0 }
+    here()
+}
+
+/// [`scale`] of this process alone (a run without MPI).
+pub fn here() -> Scale {
+    Scale {
+        ranks: 1,
+        peak_rss_bytes_per_rank: peak_rss(),
+        bytes_sent_per_round: 0.0,
+        input_bytes_read_per_rank: INPUT_READ.get(),
+    }
 }
 
 #[cfg(test)]

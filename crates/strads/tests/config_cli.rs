@@ -11,7 +11,7 @@ fn summary(dir: &Path) -> serde_json::Value {
     let mut value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     let map = value.as_object_mut().unwrap();
-    for timing in ["seconds", "loading_seconds"] {
+    for timing in ["seconds", "loading_seconds", "peak_rss_bytes_per_rank"] {
         map.remove(timing);
     }
     value
