@@ -119,6 +119,76 @@ pub(crate) fn read_ldac(path: &Path, vocab: Option<&Path>, fixed: Option<&Fixed>
     builder.finish(vocabulary, path)
 }
 
+/// Parses one line of an LDA-C file (one document) into `builder`; `bound` limits the word ids.
+fn ldac_line(
+    path: &Path,
+    line: usize,
+    text: &str,
+    bound: Option<&(usize, String)>,
+    translate: Option<&[Option<u32>]>,
+    builder: &mut Builder,
+    max_id: &mut Option<u32>,
+) -> Result<(), DataError> {
+    let mut fields = text.split_ascii_whitespace();
+    let Some(first) = fields.next() else {
+        builder.end_document(); // a blank line: an empty document
+        return Ok(());
+    };
+    let Ok(declared) = first.parse::<usize>() else {
+        return Err(DataError::parse(path, line, format!("expected the number of pairs N, found `{first}`")));
+    };
+    let mut pairs = 0;
+    for pair in fields {
+        pairs += 1;
+        let Some((id, count)) = pair.split_once(':') else {
+            return Err(DataError::parse(path, line, format!("`{pair}` is not `id:count`")));
+        };
+        let Ok(id) = id.parse::<u32>() else {
+            return Err(DataError::parse(path, line, format!("word id `{id}` is not a non-negative integer")));
+        };
+        if let Some((size, what)) = bound
+            && id as usize >= *size
+        {
+            return Err(DataError::parse(path, line, format!("word id {id} is beyond the vocabulary ({what})")));
+        }
+        let count = parse_count(path, line, count)?;
+        *max_id = (*max_id).max(Some(id));
+        match translate {
+            Some(translate) => match translate[id as usize] {
+                Some(id) => builder.push(id, count),
+                None => builder.drop_unknown(count),
+            },
+            None => builder.push(id, count),
+        }
+    }
+    if pairs != declared {
+        return Err(DataError::parse(path, line, format!("N = {declared}, but the line has {pairs} id:count pairs")));
+    }
+    builder.end_document();
+    Ok(())
+}
+
+/// Parses LDA-C text that starts at line `first_line` of the file `path` (whole lines, as one
+/// process's share of the file), with word ids below `vocabulary`. Documents are numbered from 0
+/// within the text (`ids`); empty documents are counted in `skipped_empty`. Unlike a whole file, a
+/// share may hold no kept document.
+pub fn parse_ldac_share(path: &Path, text: &[u8], first_line: usize, vocabulary: usize) -> Result<Corpus, DataError> {
+    let bound = (vocabulary, format!("{vocabulary} words in the vocabulary"));
+    let mut builder = Builder::new();
+    let mut max_id = None;
+    let mut pieces: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    if text.ends_with(b"\n") || text.is_empty() {
+        pieces.pop(); // the empty piece after the last line break is no line
+    }
+    for (index, piece) in pieces.into_iter().enumerate() {
+        let line = first_line + index;
+        let piece = piece.strip_suffix(b"\r").unwrap_or(piece);
+        let piece = std::str::from_utf8(piece).map_err(|_| DataError::parse(path, line, "not valid UTF-8 text"))?;
+        ldac_line(path, line, piece, Some(&bound), None, &mut builder, &mut max_id)?;
+    }
+    Ok(builder.into_corpus(Vec::new()))
+}
+
 /// Parses the documents of an LDA-C file into `builder`. Ids are words of `words` (read from the
 /// file it names) if given, else ids of `fixed` if given, else unbounded. Returns the largest id.
 pub(crate) fn parse_ldac(
@@ -140,46 +210,7 @@ pub(crate) fn parse_ldac(
     let mut max_id = None;
     let mut lines = LineReader::open(path)?;
     while let Some((line, text)) = lines.next_line()? {
-        let mut fields = text.split_ascii_whitespace();
-        let Some(first) = fields.next() else {
-            builder.end_document(); // a blank line: an empty document
-            continue;
-        };
-        let Ok(declared) = first.parse::<usize>() else {
-            return Err(DataError::parse(path, line, format!("expected the number of pairs N, found `{first}`")));
-        };
-        let mut pairs = 0;
-        for pair in fields {
-            pairs += 1;
-            let Some((id, count)) = pair.split_once(':') else {
-                return Err(DataError::parse(path, line, format!("`{pair}` is not `id:count`")));
-            };
-            let Ok(id) = id.parse::<u32>() else {
-                return Err(DataError::parse(path, line, format!("word id `{id}` is not a non-negative integer")));
-            };
-            if let Some((size, what)) = &bound
-                && id as usize >= *size
-            {
-                return Err(DataError::parse(path, line, format!("word id {id} is beyond the vocabulary ({what})")));
-            }
-            let count = parse_count(path, line, count)?;
-            max_id = max_id.max(Some(id));
-            match &translate {
-                Some(translate) => match translate[id as usize] {
-                    Some(id) => builder.push(id, count),
-                    None => builder.drop_unknown(count),
-                },
-                None => builder.push(id, count),
-            }
-        }
-        if pairs != declared {
-            return Err(DataError::parse(
-                path,
-                line,
-                format!("N = {declared}, but the line has {pairs} id:count pairs"),
-            ));
-        }
-        builder.end_document();
+        ldac_line(path, line, text, bound.as_ref(), translate.as_deref(), builder, &mut max_id)?;
     }
     Ok(max_id)
 }

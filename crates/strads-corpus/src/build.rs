@@ -70,6 +70,18 @@ impl Builder {
         self.tokens.len() + self.dropped_unknown
     }
 
+    /// The corpus as built, even without a kept document.
+    pub(crate) fn into_corpus(self, vocabulary: Vec<String>) -> Corpus {
+        Corpus {
+            offsets: self.offsets,
+            tokens: self.tokens,
+            vocabulary,
+            ids: self.ids,
+            skipped_empty: self.skipped_empty,
+            dropped_unknown: self.dropped_unknown,
+        }
+    }
+
     /// The corpus; an error naming `path` if no document was kept.
     pub(crate) fn finish(self, vocabulary: Vec<String>, path: &Path) -> Result<Corpus, DataError> {
         if self.ids.is_empty() {

@@ -20,8 +20,9 @@ use std::path::PathBuf;
 
 use strads_data::DataError;
 
+pub use bow::parse_ldac_share;
 pub use corpus::Corpus;
-pub use prepared::{is_prepared, save_prepared};
+pub use prepared::{PreparedIndex, is_prepared, read_prepared_index, save_prepared};
 pub use stop_words::ENGLISH_STOP_WORDS;
 pub use tokenize::TokenizerOptions;
 

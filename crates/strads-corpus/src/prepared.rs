@@ -92,7 +92,28 @@ pub fn is_prepared(dir: &Path) -> bool {
 }
 
 /// Reads a prepared corpus, checking its files against the summary.
-pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus, DataError> {
+/// What a prepared corpus says besides its documents: the vocabulary, each kept document's input
+/// position (`ids.txt`) and the counts of `corpus.txt`, checked against each other.
+#[derive(Clone, Debug)]
+pub struct PreparedIndex {
+    /// Word id to word.
+    pub vocabulary: Vec<String>,
+    /// Input position of each document of `corpus.ldac`.
+    pub ids: Vec<usize>,
+    /// Documents in `corpus.ldac`.
+    pub documents: usize,
+    /// Tokens in `corpus.ldac`.
+    pub tokens: usize,
+    /// Input documents left out by the preparation.
+    pub skipped_empty: usize,
+    /// Tokens left out by the preparation.
+    pub dropped_unknown: usize,
+    /// The documents file.
+    pub documents_path: std::path::PathBuf,
+}
+
+/// Reads the index of the prepared corpus in `dir` (everything but the documents).
+pub fn read_prepared_index(dir: &Path) -> Result<PreparedIndex, DataError> {
     let summary_path = dir.join(SUMMARY);
     if !summary_path.is_file() {
         return Err(DataError::invalid(dir, format!("not a complete prepared corpus: {SUMMARY} is missing")));
@@ -113,35 +134,54 @@ pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus,
         })?;
         ids.push(id);
     }
-
-    let documents_path = dir.join(DOCUMENTS);
-    let mut builder = Builder::new();
-    parse_ldac(&documents_path, Some((&words, &vocabulary_path)), fixed, &mut builder)?;
-    let mismatch = |path: &Path, what: &str, found: usize, key: &str, expected: usize| {
-        DataError::invalid(path, format!("has {found} {what}, but {SUMMARY} says {key}={expected}"))
-    };
     if words.len() != summary.vocabulary {
-        return Err(mismatch(&vocabulary_path, "words", words.len(), "vocabulary", summary.vocabulary));
-    }
-    if builder.position() != summary.documents {
-        return Err(mismatch(&documents_path, "documents", builder.position(), "documents", summary.documents));
-    }
-    if builder.tokens_read() != summary.tokens {
-        return Err(mismatch(&documents_path, "tokens", builder.tokens_read(), "tokens", summary.tokens));
+        return Err(DataError::invalid(
+            &vocabulary_path,
+            format!("has {} words, but {SUMMARY} says vocabulary={}", words.len(), summary.vocabulary),
+        ));
     }
     if ids.len() != summary.documents {
-        return Err(mismatch(&ids_path, "lines", ids.len(), "documents", summary.documents));
+        return Err(DataError::invalid(
+            &ids_path,
+            format!("has {} lines, but {SUMMARY} says documents={}", ids.len(), summary.documents),
+        ));
+    }
+    Ok(PreparedIndex {
+        vocabulary: words,
+        ids,
+        documents: summary.documents,
+        tokens: summary.tokens,
+        skipped_empty: summary.skipped_empty,
+        dropped_unknown: summary.dropped_unknown,
+        documents_path: dir.join(DOCUMENTS),
+    })
+}
+
+pub(crate) fn read_prepared(dir: &Path, fixed: Option<&Fixed>) -> Result<Corpus, DataError> {
+    let index = read_prepared_index(dir)?;
+    let vocabulary_path = dir.join(VOCABULARY);
+    let documents_path = &index.documents_path;
+    let mut builder = Builder::new();
+    parse_ldac(documents_path, Some((&index.vocabulary, &vocabulary_path)), fixed, &mut builder)?;
+    let mismatch = |what: &str, found: usize, key: &str, expected: usize| {
+        DataError::invalid(documents_path, format!("has {found} {what}, but {SUMMARY} says {key}={expected}"))
+    };
+    if builder.position() != index.documents {
+        return Err(mismatch("documents", builder.position(), "documents", index.documents));
+    }
+    if builder.tokens_read() != index.tokens {
+        return Err(mismatch("tokens", builder.tokens_read(), "tokens", index.tokens));
     }
     let vocabulary = match fixed {
         Some(fixed) => fixed.words.to_vec(),
-        None => words,
+        None => index.vocabulary,
     };
     let mut corpus = builder.finish(vocabulary, dir)?;
     for position in &mut corpus.ids {
-        *position = ids[*position];
+        *position = index.ids[*position];
     }
-    corpus.skipped_empty += summary.skipped_empty;
-    corpus.dropped_unknown += summary.dropped_unknown;
+    corpus.skipped_empty += index.skipped_empty;
+    corpus.dropped_unknown += index.dropped_unknown;
     Ok(corpus)
 }
 

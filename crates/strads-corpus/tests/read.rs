@@ -319,3 +319,28 @@ fn an_incomplete_or_inconsistent_prepared_corpus_is_refused() {
     assert!(!is_prepared(&prepared));
     invalid_of(read(&source, &all_words(), None), &prepared);
 }
+
+/// Shares of an LDA-C file, parsed apart, hold the documents of the whole file; errors name the
+/// line of the whole file.
+#[test]
+fn ldac_shares_parse_like_the_whole_file() {
+    use std::path::Path;
+    let text = b"2 0:1 3:2\n1 1:4\n\n3 0:1 1:1 2:1\r\n1 2:2";
+    let path = Path::new("c.ldac");
+    let whole = strads_corpus::parse_ldac_share(path, text, 1, 4).unwrap();
+    assert_eq!(whole.documents(), 4);
+    assert_eq!(whole.skipped_empty, 1);
+    for cut in [0, 10, 16, 17, 32, text.len()] {
+        let (a, b) = text.split_at(cut);
+        let first = strads_corpus::parse_ldac_share(path, a, 1, 4).unwrap();
+        let lines = a.iter().filter(|&&c| c == b'\n').count();
+        let second = strads_corpus::parse_ldac_share(path, b, 1 + lines, 4).unwrap();
+        let mut tokens = first.tokens.clone();
+        tokens.extend(&second.tokens);
+        assert_eq!(tokens, whole.tokens, "cut at {cut}");
+        assert_eq!(first.documents() + second.documents(), 4);
+        assert_eq!(first.skipped_empty + second.skipped_empty, 1);
+    }
+    let error = strads_corpus::parse_ldac_share(path, b"1 2:2\n", 7, 2).unwrap_err().to_string();
+    assert!(error.contains(":7:") && error.contains("beyond the vocabulary"), "{error}");
+}

@@ -12,6 +12,61 @@ use crate::params::{CheckedParams, Mode};
 use crate::plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 use crate::program::{Lda, Shard, worker_rng};
 
+/// The training documents, as a process of a run sees them: counts over the whole corpus, and the
+/// tokens of the documents its workers own (all of them for a [`Corpus`] in memory).
+pub trait DocumentSource: Sync {
+    /// Documents in the whole corpus.
+    fn documents(&self) -> usize;
+    /// Size of the vocabulary.
+    fn vocabulary_size(&self) -> usize;
+    /// Tokens in the whole corpus.
+    fn token_count(&self) -> usize;
+    /// Tokens of each word over the whole corpus.
+    fn frequencies(&self) -> Vec<u64>;
+    /// Tokens of each document of the whole corpus.
+    fn lengths(&self) -> Vec<u64>;
+    /// The word ids of document `d`, which this process must hold.
+    fn document(&self, d: usize) -> &[u32];
+    /// The largest word id, where this process sees one beyond the vocabulary.
+    fn beyond_vocabulary(&self) -> Option<u32>;
+}
+
+impl DocumentSource for Corpus {
+    fn documents(&self) -> usize {
+        Corpus::documents(self)
+    }
+
+    fn vocabulary_size(&self) -> usize {
+        Corpus::vocabulary_size(self)
+    }
+
+    fn token_count(&self) -> usize {
+        Corpus::token_count(self)
+    }
+
+    fn frequencies(&self) -> Vec<u64> {
+        let mut frequencies = vec![0u64; self.vocabulary_size()];
+        for &w in &self.tokens {
+            if let Some(f) = frequencies.get_mut(w as usize) {
+                *f += 1;
+            }
+        }
+        frequencies
+    }
+
+    fn lengths(&self) -> Vec<u64> {
+        (0..Corpus::documents(self)).map(|d| Corpus::document(self, d).len() as u64).collect()
+    }
+
+    fn document(&self, d: usize) -> &[u32] {
+        Corpus::document(self, d)
+    }
+
+    fn beyond_vocabulary(&self) -> Option<u32> {
+        self.tokens.iter().copied().find(|&w| w as usize >= self.vocabulary_size())
+    }
+}
+
 /// A trained topic model and how it was reached.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LdaFit {
@@ -68,23 +123,26 @@ pub fn split_for_completion(test: &Corpus, seed: u64) -> Vec<(Vec<u32>, Vec<u32>
 }
 
 /// Checks that a corpus can be trained on `workers` workers and that every word id fits its vocabulary.
-fn check_corpus(corpus: &Corpus, test: Option<&Corpus>, workers: usize) -> Result<(), LdaError> {
+fn check_corpus(corpus: &impl DocumentSource, test: Option<&Corpus>, workers: usize) -> Result<(), LdaError> {
     if corpus.token_count() == 0 {
         return Err(LdaError::Data("the corpus has no token".into()));
     }
     if corpus.documents() < workers {
         return Err(LdaError::Data(format!("{} documents cannot be shared by {workers} workers", corpus.documents())));
     }
-    for (name, c) in std::iter::once(("training", corpus)).chain(test.map(|t| ("test", t))) {
-        if c.vocabulary_size() != corpus.vocabulary_size() {
+    if let Some(w) = corpus.beyond_vocabulary() {
+        return Err(LdaError::Data(format!("the training corpus has word id {w} beyond its vocabulary")));
+    }
+    if let Some(test) = test {
+        if test.vocabulary_size() != corpus.vocabulary_size() {
             return Err(LdaError::Data(format!(
-                "the {name} corpus has a vocabulary of {} words, the training corpus {}",
-                c.vocabulary_size(),
+                "the test corpus has a vocabulary of {} words, the training corpus {}",
+                test.vocabulary_size(),
                 corpus.vocabulary_size()
             )));
         }
-        if let Some(&w) = c.tokens.iter().find(|&&w| w as usize >= corpus.vocabulary_size()) {
-            return Err(LdaError::Data(format!("the {name} corpus has word id {w} beyond its vocabulary")));
+        if let Some(w) = test.beyond_vocabulary() {
+            return Err(LdaError::Data(format!("the test corpus has word id {w} beyond its vocabulary")));
         }
     }
     Ok(())
@@ -94,7 +152,7 @@ fn check_corpus(corpus: &Corpus, test: Option<&Corpus>, workers: usize) -> Resul
 ///
 /// Returns the model on the leading process and `None` on the others.
 pub fn fit<L: Launcher>(
-    corpus: &Corpus,
+    corpus: &impl DocumentSource,
     test: Option<&Corpus>,
     params: &CheckedParams,
     launcher: &L,
@@ -106,7 +164,7 @@ pub fn fit<L: Launcher>(
 /// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,
 /// and saves snapshots when it asks (see [`Checkpoints`]). It counts Gibbs iterations.
 pub fn fit_checkpointed<L: Launcher>(
-    corpus: &Corpus,
+    corpus: &impl DocumentSource,
     test: Option<&Corpus>,
     params: &CheckedParams,
     launcher: &L,
@@ -128,12 +186,9 @@ pub fn fit_checkpointed<L: Launcher>(
             corpus.vocabulary_size()
         )));
     }
-    let mut frequencies = vec![0u64; corpus.vocabulary_size()];
-    for &w in &corpus.tokens {
-        frequencies[w as usize] += 1;
-    }
+    let frequencies = corpus.frequencies();
     let vocabulary = Arc::new(VocabularyBlocks::new(&frequencies, params.blocks, params.seed));
-    let lengths: Vec<u64> = (0..corpus.documents()).map(|d| corpus.document(d).len() as u64).collect();
+    let lengths = corpus.lengths();
     let shards = balanced_ranges(&lengths, workers);
     let split = test.map(|t| split_for_completion(t, params.seed));
     let test_shards = split.as_ref().map(|s| {

@@ -19,7 +19,7 @@ pub mod reference;
 pub mod sampler;
 
 pub use error::LdaError;
-pub use fit::{LdaFit, fit, fit_checkpointed, memory_estimate, split_for_completion};
+pub use fit::{DocumentSource, LdaFit, fit, fit_checkpointed, memory_estimate, split_for_completion};
 pub use infer::{TopicModel, infer};
 pub use params::{CheckedParams, LdaParams, Mode, SamplerKind, Sync};
 pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};

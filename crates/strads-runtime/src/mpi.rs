@@ -219,6 +219,13 @@ impl Mpi {
         self.world.all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::sum());
     }
 
+    /// The sum of every rank's `value`, on every rank.
+    pub fn all_sum_one(&self, value: u64) -> u64 {
+        let mut values = [value];
+        self.all_sum(&mut values);
+        values[0]
+    }
+
     /// The largest of every rank's `value`, on every rank.
     pub fn all_max(&self, value: u64) -> u64 {
         let mut out = 0u64;

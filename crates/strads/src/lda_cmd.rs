@@ -93,6 +93,31 @@ fn read(
     Ok(strads_corpus::read(&source(path, args)?, tokenizer, vocabulary)?)
 }
 
+/// This rank's documents of a prepared corpus, in an MPI job.
+#[cfg(feature = "mpi")]
+type Shares = crate::shares::RankCorpus;
+
+/// Never built without MPI.
+#[cfg(not(feature = "mpi"))]
+type Shares = Corpus;
+
+/// Reads the training corpus: whole, or (in an MPI job, for a prepared corpus) this rank's documents
+/// and the corpus without tokens (`Corpus::tokens` empty), whose counts and ids the outputs use.
+fn load_corpus(args: &CorpusArgs, tok: &TokenizerOptions, workers: usize) -> Result<(Corpus, Option<Shares>), Failure> {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+        && strads_corpus::is_prepared(&args.data)
+    {
+        let (shares, corpus) = crate::shares::load_prepared(&mpi, &args.data, workers)?;
+        runtime::note_input_read(shares.bytes_read);
+        return Ok((corpus, Some(shares)));
+    }
+    let _ = workers;
+    let corpus = read(&args.data, args, tok, None)?;
+    runtime::note_input_file(&args.data);
+    Ok((corpus, None))
+}
+
 /// `model.json`: what inference needs besides the counts and the vocabulary.
 #[derive(Debug, Serialize, Deserialize)]
 struct ModelInfo {
@@ -185,8 +210,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     let started = Instant::now();
     let tok = tokenizer(corpus_args)?;
     let loading = Progress::phase("lda", args.quiet, &format!("reading {}", corpus_args.data.display()));
-    let corpus = read(&corpus_args.data, corpus_args, &tok, None)?;
-    runtime::note_input_file(&corpus_args.data);
+    let (corpus, shares) = load_corpus(corpus_args, &tok, args.workers)?;
+    let tokens = shares.as_ref().map_or(corpus.token_count(), strads_lda::DocumentSource::token_count);
     let test = match &args.test {
         Some(path) => Some(read(path, corpus_args, &tok, Some(&corpus.vocabulary))?),
         None => None,
@@ -195,7 +220,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     let loading_seconds = started.elapsed().as_secs_f64();
     if let Some(limit) = crate::lasso_cmd::parse_memory(&args.max_memory)? {
         let needed = strads_lda::memory_estimate(
-            corpus.token_count(),
+            tokens,
             corpus.documents(),
             corpus.vocabulary_size(),
             checked.topics,
@@ -205,7 +230,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         check_memory(
             needed,
             limit,
-            &format!("{} documents, {} tokens and {} topics", corpus.documents(), corpus.token_count(), checked.topics),
+            &format!("{} documents, {} tokens and {} topics", corpus.documents(), tokens, checked.topics),
         )?;
     }
     let launcher = runtime::launcher(args.workers)?;
@@ -231,7 +256,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             ("data", corpus_args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&corpus_args.data)),
             ("documents", corpus.documents().to_string()),
-            ("tokens", corpus.token_count().to_string()),
+            ("tokens", tokens.to_string()),
             ("vocabulary", corpus.vocabulary_size().to_string()),
         ];
         if let (Some(path), Some(test)) = (&args.test, &test) {
@@ -241,8 +266,14 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         }
         checkpoint::settings(&checked, &[], &extra)
     })?;
-    let outcome =
-        strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);
+    let outcome = match &shares {
+        Some(shares) => {
+            strads_lda::fit_checkpointed(shares, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints)
+        }
+        None => {
+            strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints)
+        }
+    };
     progress.finish();
     let scale = runtime::scale();
     let Some(fit) = outcome? else { return Ok(()) };

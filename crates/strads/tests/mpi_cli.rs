@@ -114,13 +114,19 @@ fn lda_on_ranks_equals_embedded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let corpus = path(&dir.path().join("corpus"));
     generate(&["gen", "lda", "--out", &corpus, "--documents", "400", "--vocabulary", "600", "--topics", "8"]);
-    let model = ["word_topic.npy", "doc_topic.npy"];
+    let model = ["word_topic.npy", "doc_topic.npy", "doc_topic.csv", "topics.txt", "vocab.txt"];
     for mode in ["model-parallel", "data-parallel"] {
         let args = ["lda", "--data", &corpus, "--topics", "8", "--iterations", "15", "--mode", mode];
         for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
             same_model(dir.path(), &format!("lda-{mode}"), &args, &model, ranks, threads);
         }
     }
+    // A held-out corpus (read whole by every rank) gives the same perplexities.
+    let args = ["lda", "--data", &corpus, "--test", &corpus, "--topics", "8", "--iterations", "6", "--test-every", "3"];
+    same_model(dir.path(), "lda-test", &args, &["word_topic.npy"], 3, 1);
+    let perplexity = |run: &str| summary(&dir.path().join(run))["test_perplexity"].as_f64();
+    assert!(perplexity("lda-test-embedded-3").is_some());
+    assert_eq!(perplexity("lda-test-embedded-3"), perplexity("lda-test-mpi-3x1"));
 }
 
 #[test]
@@ -277,6 +283,19 @@ fn ranks_read_only_their_share() {
     let output = strads(&["lasso", "--data", &path(&svm), "--lambda-ratio", "0.05", "--quiet", "--out", &path(&out)]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(summary(&out)["input_bytes_read_per_rank"].as_u64(), Some(size));
+
+    // A prepared LDA corpus is read by documents, a share per rank.
+    let corpus = dir.path().join("corpus");
+    generate(&["gen", "lda", "--out", &path(&corpus), "--documents", "3000", "--vocabulary", "2000", "--topics", "10"]);
+    let size = std::fs::metadata(corpus.join("corpus.ldac")).expect("documents file").len();
+    let out = dir.path().join("lda-shares");
+    let args =
+        ["lda", "--data", &path(&corpus), "--topics", "10", "--iterations", "2", "--quiet", "--out", &path(&out)];
+    let output = run_mpi(3, &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let read = summary(&out)["input_bytes_read_per_rank"].as_u64().expect("bytes read");
+    assert!(read <= size / 3 + 2 * 4096 + 2000, "a rank read {read} of the {size} bytes of corpus.ldac");
+    assert!(read >= size / 4, "a rank read only {read} of {size} bytes");
 }
 
 /// A bad line in the last rank's share is reported with its line number in the whole file.
