@@ -1,5 +1,7 @@
 //! Training a factorization on any launcher: checks the ratings, partitions users and items, runs the plan.
 
+use std::ops::Range;
+
 use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 
 use crate::MfError;
@@ -90,13 +92,6 @@ pub fn fit_checkpointed<L: Launcher>(
     observer: &mut dyn FnMut(&TracePoint),
     checkpoints: &mut dyn Checkpoints,
 ) -> Result<Option<MfFit>, MfError> {
-    let workers = launcher.workers();
-    if workers != params.workers {
-        return Err(MfError::Params(format!(
-            "parameters were checked for {} workers, the launcher has {workers}",
-            params.workers
-        )));
-    }
     if train.is_empty() {
         return Err(MfError::Data("no training ratings".into()));
     }
@@ -111,35 +106,146 @@ pub fn fit_checkpointed<L: Launcher>(
             return Err(MfError::Data(format!("a {name} rating is not finite: {}", r.value)));
         }
     }
-    let mut user_counts = vec![0u32; users];
-    let mut item_counts = vec![0u32; items];
-    for r in train {
-        user_counts[r.user as usize] += 1;
-        item_counts[r.item as usize] += 1;
+    let source = InMemory { train, test, totals: RatingTotals::of(train, test, users, items) };
+    fit_source(&source, params, launcher, observer, checkpoints)
+}
+
+/// What every process of a run knows about the ratings as a whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingTotals {
+    /// Users (those of the test ratings included).
+    pub users: usize,
+    /// Items.
+    pub items: usize,
+    /// Training ratings.
+    pub ratings: usize,
+    /// Test ratings.
+    pub test_ratings: usize,
+    /// Test ratings whose user or item has no training rating.
+    pub test_cold_pairs: usize,
+    /// Training ratings per user.
+    pub user_counts: Vec<u32>,
+    /// Training ratings per item.
+    pub item_counts: Vec<u32>,
+    /// The sum of each user's training ratings, in the order they were read.
+    pub user_sums: Vec<f64>,
+}
+
+impl RatingTotals {
+    /// The totals of ratings held in memory.
+    pub fn of(train: &[Rating], test: &[Rating], users: usize, items: usize) -> Self {
+        let mut totals = RatingTotals {
+            users,
+            items,
+            ratings: train.len(),
+            test_ratings: test.len(),
+            test_cold_pairs: 0,
+            user_counts: vec![0; users],
+            item_counts: vec![0; items],
+            user_sums: vec![0.0; users],
+        };
+        for r in train {
+            totals.user_counts[r.user as usize] += 1;
+            totals.item_counts[r.item as usize] += 1;
+            totals.user_sums[r.user as usize] += r.value;
+        }
+        totals.test_cold_pairs = test.iter().filter(|r| totals.is_cold(r)).count();
+        totals
     }
-    let train_mean = train.iter().map(|r| r.value).sum::<f64>() / train.len() as f64;
+
+    /// Whether a pair's user or item has no training rating.
+    pub fn is_cold(&self, r: &Rating) -> bool {
+        self.user_counts[r.user as usize] == 0 || self.item_counts[r.item as usize] == 0
+    }
+
+    /// The mean training rating: the users' sums added in user order, so that it does not depend on
+    /// how the ratings were split between processes.
+    pub fn mean(&self) -> f64 {
+        self.user_sums.iter().sum::<f64>() / self.ratings.max(1) as f64
+    }
+}
+
+/// The ratings a process of a run holds: the totals, and the ratings of the users and items its
+/// workers own (all of them for ratings in memory), each in the order they were read.
+pub trait RatingSource: Sync {
+    /// The totals over every rating.
+    fn totals(&self) -> &RatingTotals;
+    /// The training ratings of `users`, as `(user, item, value)`.
+    fn by_users(&self, users: Range<usize>) -> Vec<(u32, u32, f64)>;
+    /// The training ratings of `items`.
+    fn by_items(&self, items: Range<usize>) -> Vec<(u32, u32, f64)>;
+    /// The test ratings of `users`.
+    fn test_by_users(&self, users: Range<usize>) -> Vec<Rating>;
+}
+
+struct InMemory<'a> {
+    train: &'a [Rating],
+    test: &'a [Rating],
+    totals: RatingTotals,
+}
+
+fn triplet(r: &Rating) -> (u32, u32, f64) {
+    (r.user, r.item, r.value)
+}
+
+impl RatingSource for InMemory<'_> {
+    fn totals(&self) -> &RatingTotals {
+        &self.totals
+    }
+
+    fn by_users(&self, users: Range<usize>) -> Vec<(u32, u32, f64)> {
+        self.train.iter().filter(|r| users.contains(&(r.user as usize))).map(triplet).collect()
+    }
+
+    fn by_items(&self, items: Range<usize>) -> Vec<(u32, u32, f64)> {
+        self.train.iter().filter(|r| items.contains(&(r.item as usize))).map(triplet).collect()
+    }
+
+    fn test_by_users(&self, users: Range<usize>) -> Vec<Rating> {
+        self.test.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+    }
+}
+
+/// [`fit_checkpointed`] on ratings from any [`RatingSource`] (on a cluster, each process's own).
+pub fn fit_source<L: Launcher>(
+    source: &impl RatingSource,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+    checkpoints: &mut dyn Checkpoints,
+) -> Result<Option<MfFit>, MfError> {
+    let workers = launcher.workers();
+    if workers != params.workers {
+        return Err(MfError::Params(format!(
+            "parameters were checked for {} workers, the launcher has {workers}",
+            params.workers
+        )));
+    }
+    let totals = source.totals();
+    if totals.ratings == 0 {
+        return Err(MfError::Data("no training ratings".into()));
+    }
+    let (users, items) = (totals.users, totals.items);
+    let train_mean = totals.mean();
     let mu = if params.bias == Bias::None { 0.0 } else { train_mean };
-    let cold = |r: &Rating| user_counts[r.user as usize] == 0 || item_counts[r.item as usize] == 0;
-    let test_cold_pairs = test.iter().filter(|r| cold(r)).count();
     let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
-    let user_ranges = balanced_ranges(&weights(&user_counts), workers);
-    let item_ranges = balanced_ranges(&weights(&item_counts), workers);
+    let user_ranges = balanced_ranges(&weights(&totals.user_counts), workers);
+    let item_ranges = balanced_ranges(&weights(&totals.item_counts), workers);
     let outcome = launcher.run_checkpointed::<Mf, _, _, _>(
         RunOptions { pipeline_depth: 0 },
         checkpoints,
         |p| {
             let (us, is) = (user_ranges[p].clone(), item_ranges[p].clone());
-            let triplet = |r: &Rating| (r.user, r.item, r.value);
             let data = ShardData {
-                user_ratings: train.iter().filter(|r| us.contains(&(r.user as usize))).map(triplet).collect(),
-                item_ratings: train.iter().filter(|r| is.contains(&(r.item as usize))).map(triplet).collect(),
-                test: test
+                user_ratings: source.by_users(us.clone()),
+                item_ratings: source.by_items(is.clone()),
+                test: source
+                    .test_by_users(us.clone())
                     .iter()
-                    .filter(|r| us.contains(&(r.user as usize)))
-                    .map(|r| (r.user, r.item, r.value, cold(r)))
+                    .map(|r| (r.user, r.item, r.value, totals.is_cold(r)))
                     .collect(),
-                user_counts: user_counts[us.clone()].to_vec(),
-                item_counts: item_counts[is.clone()].to_vec(),
+                user_counts: totals.user_counts[us.clone()].to_vec(),
+                item_counts: totals.item_counts[is.clone()].to_vec(),
                 users: us,
                 items: is,
                 all_users: users,
@@ -147,7 +253,7 @@ pub fn fit_checkpointed<L: Launcher>(
             };
             Ok(Shard::new(params, data, mu, train_mean))
         },
-        || (MfScheduler::new(params.clone(), !test.is_empty(), observer), MfAggregator::default()),
+        || (MfScheduler::new(params.clone(), totals.test_ratings > 0, observer), MfAggregator::default()),
     )?;
     let Some((scheduler, aggregator)) = outcome else { return Ok(None) };
     let trace = scheduler.trace().to_vec();
@@ -161,9 +267,9 @@ pub fn fit_checkpointed<L: Launcher>(
         stride: params.stride(),
         mu,
         train_mean,
-        user_counts,
-        item_counts,
-        test_cold_pairs,
+        user_counts: totals.user_counts.clone(),
+        item_counts: totals.item_counts.clone(),
+        test_cold_pairs: totals.test_cold_pairs,
         iterations,
         seconds,
         trace,

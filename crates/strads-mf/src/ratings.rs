@@ -140,32 +140,20 @@ const RATING_NAMES: &[&str] = &["rating", "ratings", "score", "value", "stars", 
 
 /// Reads the ratings of `path`, mapping ids through `ids` (new ids are added).
 pub fn read_ratings(path: &Path, options: &ReadOptions, ids: &mut Ids) -> Result<Vec<Rating>, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
-    let matrix_market = match options.format {
-        RatingsFormat::MatrixMarket => true,
-        RatingsFormat::Delimited => false,
-        RatingsFormat::Auto => {
-            bytes.starts_with(b"%%MatrixMarket")
-                || matches!(path.extension().and_then(|e| e.to_str()), Some("mtx" | "mm"))
-        }
+    let mut lined = if is_matrix_market(path, options.format)? {
+        read_matrix_market(path, ids)?
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+        read_delimited(path, &bytes, ids)?
     };
-    let mut lined = if matrix_market { read_matrix_market(path, ids)? } else { read_delimited(path, &bytes, ids)? };
     if lined.is_empty() {
         return Err(DataError::invalid(path, "no ratings in this file"));
     }
     // Squared errors summed over every rating must stay finite.
-    let limit = (f64::MAX / lined.len() as f64).sqrt() / 4.0;
-    if let Some((r, line)) = lined.iter().find(|(r, _)| r.value.abs() > limit) {
-        return Err(DataError::parse(
-            path,
-            *line,
-            format!(
-                "rating {:e} is too large (its square summed over the ratings would overflow); rescale the ratings",
-                r.value
-            ),
-        ));
-    }
-    resolve_duplicates(path, &mut lined, options.duplicates, ids)?;
+    check_magnitudes(path, &lined, lined.len())?;
+    resolve_duplicates(path, &mut lined, options.duplicates, |user, item| {
+        (ids.users[user as usize].clone(), ids.items[item as usize].clone())
+    })?;
     Ok(lined.into_iter().map(|(r, _)| r).collect())
 }
 
@@ -206,16 +194,20 @@ fn parse_number(text: &str) -> Option<f64> {
     text.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-/// The numbered content lines of a text file (comments and blank lines skipped).
-fn content_lines<'a>(path: &Path, bytes: &'a [u8]) -> Result<impl Iterator<Item = (usize, &'a str)>, DataError> {
+/// The numbered content lines of a text file (comments and blank lines skipped), counting from `first_line`.
+fn content_lines<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    first_line: usize,
+) -> Result<impl Iterator<Item = (usize, &'a str)>, DataError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + first_line;
         DataError::parse(path, line, "not valid UTF-8 text")
     })?;
-    Ok(text.lines().enumerate().filter_map(|(i, line)| {
+    Ok(text.lines().enumerate().filter_map(move |(i, line)| {
         let t = line.trim_end_matches('\r');
         let trimmed = t.trim();
-        (!trimmed.is_empty() && !trimmed.starts_with('#') && !trimmed.starts_with('%')).then_some((i + 1, t))
+        (!trimmed.is_empty() && !trimmed.starts_with('#') && !trimmed.starts_with('%')).then_some((i + first_line, t))
     }))
 }
 
@@ -224,6 +216,7 @@ fn separator_of(line: &str) -> Option<char> {
 }
 
 /// Where the user, item and (optional) rating columns are, and whether the first line is a header.
+#[derive(Clone, Copy, Debug)]
 struct Columns {
     user: usize,
     item: usize,
@@ -248,19 +241,77 @@ fn columns_of(first: &[&str], want_rating: bool) -> Columns {
     Columns { user: 0, item: 1, rating: (want_rating || first.len() >= 3).then_some(2), header: false }
 }
 
-fn read_delimited(path: &Path, bytes: &[u8], ids: &mut Ids) -> Result<Vec<(Rating, usize)>, DataError> {
-    let mut lines = content_lines(path, bytes)?.peekable();
-    let Some(&(_, first)) = lines.peek() else { return Ok(Vec::new()) };
-    let separator = separator_of(first);
-    let columns = columns_of(&fields(first, separator), true);
-    if columns.header {
-        lines.next();
+/// How a delimited rating file is laid out, as its first content line says.
+#[derive(Clone, Copy, Debug)]
+pub struct DelimitedLayout {
+    separator: Option<char>,
+    columns: Columns,
+    /// The line of the header, if the file has one.
+    header_line: Option<usize>,
+}
+
+impl DelimitedLayout {
+    fn of(first_line: usize, first: &str) -> Self {
+        let separator = separator_of(first);
+        let columns = columns_of(&fields(first, separator), true);
+        DelimitedLayout { separator, columns, header_line: columns.header.then_some(first_line) }
     }
+}
+
+/// Whether the rating file at `path` is MatrixMarket under `format` (by its banner or name).
+pub fn is_matrix_market(path: &Path, format: RatingsFormat) -> Result<bool, DataError> {
+    Ok(match format {
+        RatingsFormat::MatrixMarket => true,
+        RatingsFormat::Delimited => false,
+        RatingsFormat::Auto => {
+            let mut banner = [0u8; 14];
+            let mut file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+            let n = std::io::Read::read(&mut file, &mut banner).map_err(|e| DataError::io(path, e))?;
+            banner[..n].starts_with(b"%%MatrixMarket")
+                || matches!(path.extension().and_then(|e| e.to_str()), Some("mtx" | "mm"))
+        }
+    })
+}
+
+/// The layout of the delimited rating file at `path`, from its first content line (read alone);
+/// `None` for a file without one.
+pub fn delimited_layout(path: &Path) -> Result<Option<DelimitedLayout>, DataError> {
+    let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line).map_err(|e| DataError::io(path, e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        number += 1;
+        if let Some((_, first)) = content_lines(path, &line, number)?.next() {
+            return Ok(Some(DelimitedLayout::of(number, first)));
+        }
+    }
+}
+
+/// Parses delimited rating lines that start at line `first_line` of the file `path` (one process's
+/// share of it), with `layout` read from the whole file; ids are interned in `ids` in order of
+/// first appearance. Each rating comes with its line.
+pub fn parse_delimited_share(
+    path: &Path,
+    text: &[u8],
+    first_line: usize,
+    layout: &DelimitedLayout,
+    ids: &mut Ids,
+) -> Result<Vec<(Rating, usize)>, DataError> {
+    let columns = layout.columns;
     let rating_column = columns.rating.unwrap_or(2);
     let needed = columns.user.max(columns.item).max(rating_column) + 1;
     let mut out = Vec::new();
-    for (line, text) in lines {
-        let f = fields(text, separator);
+    for (line, text) in content_lines(path, text, first_line)? {
+        if Some(line) == layout.header_line {
+            continue;
+        }
+        let f = fields(text, layout.separator);
         if f.len() < needed {
             return Err(DataError::parse(
                 path,
@@ -283,12 +334,34 @@ fn read_delimited(path: &Path, bytes: &[u8], ids: &mut Ids) -> Result<Vec<(Ratin
     Ok(out)
 }
 
+fn read_delimited(path: &Path, bytes: &[u8], ids: &mut Ids) -> Result<Vec<(Rating, usize)>, DataError> {
+    let Some((line, first)) = content_lines(path, bytes, 1)?.next() else { return Ok(Vec::new()) };
+    parse_delimited_share(path, bytes, 1, &DelimitedLayout::of(line, first), ids)
+}
+
+/// Refuses ratings whose squares, summed over `count` ratings, could overflow.
+pub fn check_magnitudes(path: &Path, lined: &[(Rating, usize)], count: usize) -> Result<(), DataError> {
+    let limit = (f64::MAX / count.max(1) as f64).sqrt() / 4.0;
+    if let Some((r, line)) = lined.iter().find(|(r, _)| r.value.abs() > limit) {
+        return Err(DataError::parse(
+            path,
+            *line,
+            format!(
+                "rating {:e} is too large (its square summed over the ratings would overflow); rescale the ratings",
+                r.value
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Applies the duplicate policy in place; the survivors keep the order of their first line.
-fn resolve_duplicates(
+/// `names` gives a user's and an item's ids for the error message.
+pub fn resolve_duplicates(
     path: &Path,
     lined: &mut Vec<(Rating, usize)>,
     policy: Duplicates,
-    ids: &Ids,
+    names: impl Fn(u32, u32) -> (String, String),
 ) -> Result<(), DataError> {
     let mut order: Vec<usize> = (0..lined.len()).collect();
     order.sort_by_key(|&k| (lined[k].0.user, lined[k].0.item, lined[k].1));
@@ -304,12 +377,13 @@ fn resolve_duplicates(
             let (first, second) = (lined[order[start]], lined[order[start + 1]]);
             match policy {
                 Duplicates::Error => {
+                    let (user, item) = names(first.0.user, first.0.item);
                     return Err(DataError::parse(
                         path,
                         second.1,
                         format!(
-                            "user '{}' rates item '{}' again (first at line {}); choose --duplicates last or mean",
-                            ids.users[first.0.user as usize], ids.items[first.0.item as usize], first.1
+                            "user '{user}' rates item '{item}' again (first at line {}); choose --duplicates last or mean",
+                            first.1
                         ),
                     ));
                 }
@@ -336,7 +410,7 @@ fn resolve_duplicates(
 /// Reads pairs to predict: `user,item[,rating]` lines, separator and header found as for ratings.
 pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, DataError> {
     let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
-    let mut lines = content_lines(path, &bytes)?.peekable();
+    let mut lines = content_lines(path, &bytes, 1)?.peekable();
     let Some(&(_, first)) = lines.peek() else { return Err(DataError::invalid(path, "no pairs in this file")) };
     let separator = separator_of(first);
     let first_fields = fields(first, separator);

@@ -114,38 +114,89 @@ fn read_options(args: &MfTrainArgs) -> ReadOptions {
     }
 }
 
+/// The ratings of a training run: in memory, or (in an MPI job, for a delimited file without
+/// `--test-fraction`) this rank's share, with the ids on rank 0 only.
+struct Loaded {
+    ids: Ids,
+    train: Vec<Rating>,
+    test: Vec<Rating>,
+    #[cfg(feature = "mpi")]
+    shares: Option<crate::shares::RankRatings>,
+    train_ratings: usize,
+    test_ratings: usize,
+    users: usize,
+    items: usize,
+}
+
+fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<Loaded, Failure> {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+        && args.test_fraction.is_none()
+        && !strads_mf::ratings::is_matrix_market(&args.data, options.format)?
+    {
+        let (shares, ids) = crate::shares::load_ratings(&mpi, &args.data, args.test.as_deref(), options, args.workers)?;
+        runtime::note_input_read(shares.bytes_read);
+        let totals = strads_mf::RatingSource::totals(&shares);
+        return Ok(Loaded {
+            train_ratings: totals.ratings,
+            test_ratings: totals.test_ratings,
+            users: totals.users,
+            items: totals.items,
+            ids,
+            train: Vec::new(),
+            test: Vec::new(),
+            shares: Some(shares),
+        });
+    }
+    let mut ids = Ids::default();
+    let read = read_ratings(&args.data, options, &mut ids)?;
+    runtime::note_input_file(&args.data);
+    let (train, test) = match (&args.test, args.test_fraction) {
+        (Some(path), _) => {
+            let test = read_ratings(path, options, &mut ids)?;
+            (read, test)
+        }
+        (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
+        (None, None) => (read, Vec::new()),
+    };
+    Ok(Loaded {
+        train_ratings: train.len(),
+        test_ratings: test.len(),
+        users: ids.users.len(),
+        items: ids.items.len(),
+        ids,
+        train,
+        test,
+        #[cfg(feature = "mpi")]
+        shares: None,
+    })
+}
+
 /// `strads mf`.
 pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(), Failure> {
     let checked = params(args)?;
     check_out_dir(&args.out)?;
     let started = Instant::now();
     let options = read_options(args);
-    let mut ids = Ids::default();
     let loading = Progress::phase("mf", args.quiet, &format!("reading {}", args.data.display()));
-    let read = read_ratings(&args.data, &options, &mut ids)?;
-    runtime::note_input_file(&args.data);
-    let (train, test) = match (&args.test, args.test_fraction) {
-        (Some(path), _) => {
-            let test = read_ratings(path, &options, &mut ids)?;
-            (read, test)
-        }
-        (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
-        (None, None) => (read, Vec::new()),
-    };
+    let loaded = load(args, &options)?;
+    let ids = &loaded.ids;
+    let (train, test) = (&loaded.train, &loaded.test);
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     if let Some(limit) = crate::lasso_cmd::parse_memory(&args.max_memory)? {
-        let (users, items) = (ids.users.len(), ids.items.len());
+        let (users, items) = (loaded.users, loaded.items);
         let needed = strads_mf::memory_estimate(
-            train.len(),
-            test.len(),
+            loaded.train_ratings,
+            loaded.test_ratings,
             users,
             items,
             checked.stride(),
             args.workers,
             checked.algorithm,
         );
-        let what = format!("{} ratings of {users} users and {items} items at rank {}", train.len(), checked.rank);
+        let what =
+            format!("{} ratings of {users} users and {items} items at rank {}", loaded.train_ratings, checked.rank);
         check_memory(needed, limit, &what)?;
     }
     let launcher = runtime::launcher(args.workers)?;
@@ -162,10 +213,10 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         let mut extra = vec![
             ("data", args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&args.data)),
-            ("training_ratings", train.len().to_string()),
-            ("test_ratings", test.len().to_string()),
-            ("users", ids.users.len().to_string()),
-            ("items", ids.items.len().to_string()),
+            ("training_ratings", loaded.train_ratings.to_string()),
+            ("test_ratings", loaded.test_ratings.to_string()),
+            ("users", loaded.users.to_string()),
+            ("items", loaded.items.to_string()),
         ];
         if let Some(path) = &args.test {
             extra.push(("test", path.display().to_string()));
@@ -173,14 +224,29 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         }
         checkpoint::settings(&checked, &[], &extra)
     })?;
-    let (users, items) = (ids.users.len(), ids.items.len());
+    let (users, items) = (loaded.users, loaded.items);
+    #[cfg(feature = "mpi")]
+    let outcome = match &loaded.shares {
+        Some(shares) => strads_mf::fit_source(shares, &checked, &launcher, &mut observe, &mut checkpoints),
+        None => {
+            strads_mf::fit_checkpointed(train, test, users, items, &checked, &launcher, &mut observe, &mut checkpoints)
+        }
+    };
+    #[cfg(not(feature = "mpi"))]
     let outcome =
-        strads_mf::fit_checkpointed(&train, &test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
+        strads_mf::fit_checkpointed(train, test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let scale = runtime::scale();
+    #[cfg(feature = "mpi")]
+    let pairs = match (&loaded.shares, runtime::mpi()) {
+        (Some(shares), Some(mpi)) => shares.pairs_on_leader(&mpi)?,
+        _ => train.iter().map(|r| (r.user, r.item)).collect(),
+    };
+    #[cfg(not(feature = "mpi"))]
+    let pairs: Vec<(u32, u32)> = train.iter().map(|r| (r.user, r.item)).collect();
     let Some(fit) = outcome? else { return Ok(()) };
     let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
-    let model = Model::from_fit(&fit, &ids, checked.bias);
+    let model = Model::from_fit(&fit, ids, checked.bias);
     let summary = Summary {
         train_rmse: last.train_rmse,
         test_rmse: last.test_rmse,
@@ -199,8 +265,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         seed: checked.seed,
         users: model.ids.users.len(),
         items: model.ids.items.len(),
-        train_ratings: train.len(),
-        test_ratings: test.len(),
+        train_ratings: loaded.train_ratings,
+        test_ratings: loaded.test_ratings,
         test_cold_pairs: fit.test_cold_pairs,
         test_cold_users: fit.user_counts.iter().filter(|&&n| n == 0).count(),
         test_cold_items: fit.item_counts.iter().filter(|&&n| n == 0).count(),
@@ -218,7 +284,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         lambda: checked.lambda,
         weighted_lambda: checked.weighted_lambda,
     };
-    write_outputs(&args.out, &model, &fit, &train, &summary, &info)?;
+    write_outputs(&args.out, &model, &fit, &pairs, &summary, &info)?;
     if !args.quiet {
         let test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
         println!(
@@ -268,7 +334,7 @@ fn write_outputs(
     out: &Path,
     model: &Model,
     fit: &MfFit,
-    train: &[Rating],
+    pairs: &[(u32, u32)],
     summary: &Summary,
     info: &ModelInfo,
 ) -> Result<(), Failure> {
@@ -317,8 +383,8 @@ fn write_outputs(
         }
     }
     let mut rated = vec![Vec::new(); users];
-    for r in train {
-        rated[user_row[r.user as usize]].push(item_row[r.item as usize]);
+    for &(user, item) in pairs {
+        rated[user_row[user as usize]].push(item_row[item as usize]);
     }
     write_atomic(&out.join("rated.txt"), |w| {
         for mut row in rated {

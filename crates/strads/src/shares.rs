@@ -6,7 +6,9 @@
 //! runtime cuts, and each row is sent to the rank whose workers own it. A rank keeps only its
 //! workers' rows. The leader also gathers every row when the dynamic scheduler needs them (it
 //! scores correlations between columns), which is the one place the data is whole. A prepared LDA
-//! corpus goes the same way, by documents (`corpus.ldac`), the ranks summing the word frequencies.
+//! corpus goes the same way, by documents (`corpus.ldac`), the ranks summing the word frequencies;
+//! a delimited rating file by lines, rank 0 numbering the ids in file order, duplicates meeting on
+//! one rank, then each rating going to its user's and its item's ranks.
 
 use std::ops::Range;
 use std::path::Path;
@@ -16,6 +18,11 @@ use strads_core::balanced_ranges;
 use strads_corpus::{Corpus, parse_ldac_share, read_prepared_index};
 use strads_data::{DataError, Dataset, Features, IndexBase, RawRows, RowSource, SparseRows, read_line_share};
 use strads_lda::DocumentSource;
+use strads_mf::ratings::{
+    Ids, Rating, ReadOptions, check_magnitudes, delimited_layout, parse_delimited_share, read_ratings,
+    resolve_duplicates,
+};
+use strads_mf::{RatingSource, RatingTotals};
 use strads_runtime::Mpi;
 
 use crate::failure::Failure;
@@ -336,4 +343,179 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
         bytes_read: share.bytes_read,
     };
     Ok((corpus, meta))
+}
+
+/// The ratings this rank's workers own, with the totals every rank agrees on.
+pub struct RankRatings {
+    totals: RatingTotals,
+    by_user: Vec<(u32, u32, f64)>,
+    by_item: Vec<(u32, u32, f64)>,
+    test: Vec<Rating>,
+    /// Bytes this rank read from the training file.
+    pub bytes_read: u64,
+}
+
+impl RankRatings {
+    /// The `(user, item)` pairs of every training rating, in user order, on rank 0 (for `rated.txt`).
+    pub fn pairs_on_leader(&self, mpi: &Mpi) -> Result<Vec<(u32, u32)>, Failure> {
+        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); mpi.ranks()];
+        parts[0] = self.by_user.iter().map(|&(u, i, _)| (u, i)).collect();
+        Ok(mpi.exchange(&parts).map_err(transport)?.concat())
+    }
+}
+
+impl RatingSource for RankRatings {
+    fn totals(&self) -> &RatingTotals {
+        &self.totals
+    }
+
+    fn by_users(&self, users: Range<usize>) -> Vec<(u32, u32, f64)> {
+        self.by_user.iter().filter(|r| users.contains(&(r.0 as usize))).copied().collect()
+    }
+
+    fn by_items(&self, items: Range<usize>) -> Vec<(u32, u32, f64)> {
+        self.by_item.iter().filter(|r| items.contains(&(r.1 as usize))).copied().collect()
+    }
+
+    fn test_by_users(&self, users: Range<usize>) -> Vec<Rating> {
+        self.test.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+    }
+}
+
+/// A rating with its line, on its way to another rank.
+type Lined = (u32, u32, f64, usize);
+
+fn lined(r: &(Rating, usize)) -> Lined {
+    (r.0.user, r.0.item, r.0.value, r.1)
+}
+
+fn unlined(r: &Lined) -> (Rating, usize) {
+    (Rating { user: r.0, item: r.1, value: r.2 }, r.3)
+}
+
+/// Sends each rating to the rank `owner` names; what arrives is sorted back into file order.
+fn route(mpi: &Mpi, ratings: &[(Rating, usize)], owner: impl Fn(&Rating) -> usize) -> Result<Vec<Lined>, Failure> {
+    let mut parts: Vec<Vec<Lined>> = vec![Vec::new(); mpi.ranks()];
+    for r in ratings {
+        parts[owner(&r.0)].push(lined(r));
+    }
+    let mut received: Vec<Lined> = mpi.exchange(&parts).map_err(transport)?.concat();
+    received.sort_by_key(|r| r.3);
+    Ok(received)
+}
+
+/// The rank whose workers own index `x` under `ranges` (one range per worker, `threads` per rank).
+fn owner_of(ranges: &[Range<usize>], threads: usize, x: usize) -> usize {
+    ranges.partition_point(|r| r.end <= x) / threads
+}
+
+/// Reads this rank's ratings of the delimited file `train` (and, on rank 0, the whole `test` file,
+/// whose ratings then go to their users' ranks) for a run of `workers` workers spread evenly over
+/// the ranks. Ids are numbered as one process numbers them (in order of first appearance, the
+/// training file first); rank 0 gets them all, for the outputs, the others none.
+pub fn load_ratings(
+    mpi: &Mpi,
+    train: &Path,
+    test: Option<&Path>,
+    options: &ReadOptions,
+    workers: usize,
+) -> Result<(RankRatings, Ids), Failure> {
+    let (rank, ranks) = (mpi.rank(), mpi.ranks());
+    let layout = delimited_layout(train)?;
+    let share = read_line_share(train, rank, ranks)?;
+    let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
+    let first_line = 1 + lines[..rank].iter().sum::<usize>();
+    let mut local_ids = Ids::default();
+    let mut read = match &layout {
+        Some(layout) => parse_delimited_share(train, &share.bytes, first_line, layout, &mut local_ids)?,
+        None => Vec::new(),
+    };
+    drop(share.bytes);
+    let parsed = mpi.all_sum_one(read.len() as u64) as usize;
+    if parsed == 0 {
+        return Err(Failure::input(format!("{}: no ratings in this file", train.display())));
+    }
+    check_magnitudes(train, &read, parsed)?;
+
+    // Rank 0 numbers every id in file order (each rank's ids in its order of first appearance,
+    // rank after rank), reads the test file with them, and tells each rank its numbers.
+    let mut lists: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new()); ranks];
+    lists[0] = (std::mem::take(&mut local_ids.users), std::mem::take(&mut local_ids.items));
+    let lists = mpi.exchange(&lists).map_err(transport)?;
+    let mut ids = Ids::default();
+    let mut test_ratings = Vec::new();
+    let mut numbers: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); ranks];
+    if rank == 0 {
+        for (r, (users, items)) in lists.into_iter().enumerate() {
+            numbers[r] = (users.iter().map(|u| ids.user(u)).collect(), items.iter().map(|i| ids.item(i)).collect());
+        }
+        if let Some(test) = test {
+            test_ratings = read_ratings(test, options, &mut ids)?;
+        }
+    }
+    let (user_number, item_number) = mpi.exchange(&numbers).map_err(transport)?.swap_remove(0);
+    let users = mpi.all_max(ids.users.len() as u64) as usize;
+    let items = mpi.all_max(ids.items.len() as u64) as usize;
+    for (r, _) in &mut read {
+        r.user = user_number[r.user as usize];
+        r.item = item_number[r.item as usize];
+    }
+
+    // Duplicates meet on one rank (by user), are resolved there, and the counts follow.
+    let mut survivors: Vec<(Rating, usize)> =
+        route(mpi, &read, |r| r.user as usize % ranks)?.iter().map(unlined).collect();
+    drop(read);
+    resolve_duplicates(train, &mut survivors, options.duplicates, |u, i| {
+        (format!("number {u}"), format!("number {i}"))
+    })?;
+    let mut counts = vec![0u64; users + items];
+    for (r, _) in &survivors {
+        counts[r.user as usize] += 1;
+        counts[users + r.item as usize] += 1;
+    }
+    mpi.all_sum(&mut counts);
+    let user_counts: Vec<u32> = counts[..users].iter().map(|&n| n as u32).collect();
+    let item_counts: Vec<u32> = counts[users..].iter().map(|&n| n as u32).collect();
+    drop(counts);
+    let ratings = mpi.all_sum_one(survivors.len() as u64) as usize;
+
+    // Then every rating goes to the rank of its user's worker and to that of its item's.
+    let threads = workers / ranks;
+    let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
+    let user_ranges = balanced_ranges(&weights(&user_counts), workers);
+    let item_ranges = balanced_ranges(&weights(&item_counts), workers);
+    let by_user: Vec<(u32, u32, f64)> = route(mpi, &survivors, |r| owner_of(&user_ranges, threads, r.user as usize))?
+        .iter()
+        .map(|r| (r.0, r.1, r.2))
+        .collect();
+    let by_item: Vec<(u32, u32, f64)> = route(mpi, &survivors, |r| owner_of(&item_ranges, threads, r.item as usize))?
+        .iter()
+        .map(|r| (r.0, r.1, r.2))
+        .collect();
+    drop(survivors);
+    let owned = user_ranges[rank * threads].start..user_ranges[rank * threads + threads - 1].end;
+    let mut sums = vec![0.0; owned.len()];
+    for &(u, _, v) in &by_user {
+        sums[u as usize - owned.start] += v;
+    }
+    let user_sums: Vec<f64> = mpi.all_gather(&sums).map_err(transport)?.concat();
+
+    let mut totals = RatingTotals {
+        users,
+        items,
+        ratings,
+        test_ratings: mpi.all_max(test_ratings.len() as u64) as usize,
+        test_cold_pairs: 0,
+        user_counts,
+        item_counts,
+        user_sums,
+    };
+    let cold = test_ratings.iter().filter(|r| totals.is_cold(r)).count();
+    totals.test_cold_pairs = mpi.all_max(cold as u64) as usize;
+    let mut parts: Vec<Vec<Lined>> = vec![Vec::new(); ranks];
+    for (line, r) in test_ratings.iter().enumerate() {
+        parts[owner_of(&user_ranges, threads, r.user as usize)].push((r.user, r.item, r.value, line));
+    }
+    let test: Vec<Rating> = mpi.exchange(&parts).map_err(transport)?.concat().iter().map(|r| unlined(r).0).collect();
+    Ok((RankRatings { totals, by_user, by_item, test, bytes_read: share.bytes_read }, ids))
 }

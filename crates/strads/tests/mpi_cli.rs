@@ -316,3 +316,55 @@ fn an_error_in_one_share_names_the_line_of_the_file() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(!out.exists(), "a failed run wrote its folder");
 }
+
+/// A delimited rating file with a header, string ids, pairs rated twice on lines far apart (so in
+/// different ranks' shares) and a test file with a cold user: read in shares, every output file is
+/// the one process's; each rank reads about a third of the file.
+#[test]
+fn mf_ratings_in_shares_keep_ids_duplicates_and_outputs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (train, test) = (dir.path().join("train.csv"), dir.path().join("test.csv"));
+    let mut text = String::from("user_id,item_id,rating\n");
+    let mut lines = Vec::new();
+    for k in 0..4000u64 {
+        let (u, i) = ((k * 7919) % 211, (k * 104729) % 97);
+        lines.push(format!("u{u},item-{i},{}", 1 + (k * 31) % 5));
+    }
+    // The same pairs again, near the end (another share).
+    for k in 0..40u64 {
+        let (u, i) = ((k * 7919) % 211, (k * 104729) % 97);
+        lines.push(format!("u{u},item-{i},{}", 1 + k % 5));
+    }
+    text.push_str(&lines.join("\n"));
+    text.push('\n');
+    std::fs::write(&train, &text).expect("write ratings");
+    std::fs::write(&test, "user_id,item_id,rating\nu3,item-5,4\nnewcomer,item-1,2\nu8,item-90,3\n")
+        .expect("write test");
+    let (train, test) = (path(&train), path(&test));
+    let args = ["mf", "--data", &train, "--test", &test, "--rank", "4", "--iterations", "3", "--duplicates", "mean"];
+    let files = [
+        "user_factors.npy",
+        "item_factors.npy",
+        "user_factors.csv",
+        "item_factors.csv",
+        "users.txt",
+        "items.txt",
+        "rated.txt",
+        "model.json",
+    ];
+    same_model(dir.path(), "mf-shares", &args, &files, 3, 1);
+    let embedded = summary(&dir.path().join("mf-shares-embedded-3"));
+    let ranked = summary(&dir.path().join("mf-shares-mpi-3x1"));
+    for key in ["train_ratings", "test_ratings", "users", "items", "test_cold_pairs", "test_rmse"] {
+        assert_eq!(embedded[key], ranked[key], "{key}");
+    }
+    let size = text.len() as u64;
+    let read = ranked["input_bytes_read_per_rank"].as_u64().expect("bytes read");
+    assert!(read <= size / 3 + 2 * 4096 + 100 && read >= size / 4, "a rank read {read} of {size} bytes");
+
+    // Without a duplicate policy the repeated pair is refused, naming its lines, on ranks as alone.
+    let out = path(&dir.path().join("refused"));
+    let output = run_mpi(3, &["mf", "--data", &train, "--rank", "4", "--out", &out]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("again (first at line"), "{}", stderr(&output));
+}
