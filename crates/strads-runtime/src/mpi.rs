@@ -3,9 +3,10 @@
 //! Worker `w` lives on rank `w / threads`, so the workers of a job are numbered as the embedded
 //! runtime numbers its threads, and the same program with the same total number of workers
 //! computes the same thing on either. Rank 0 runs the driver (scheduler and aggregator) on its
-//! main thread next to its own first worker, so no process only schedules. The leader sends each
-//! other rank the tasks and commits of its own workers (an `All` value once, an `Each` sliced), and
-//! each rank answers with its workers' partials. Blocks of a rotating plan pass one worker to the
+//! main thread next to its own first worker, so no process only schedules. The leader broadcasts
+//! every command (`MPI_Bcast`, a tree rather than one send per rank) except an `Each` assignment,
+//! which goes to each rank sliced to its own workers, and each rank answers with its workers'
+//! partials. Blocks of a rotating plan pass one worker to the
 //! left; across a rank boundary they go straight from rank to rank, never through the leader.
 //!
 //! Every MPI call is made on the main thread of its rank (OpenMPI's communicator is not `Send`);
@@ -39,6 +40,8 @@ use crate::pool::Pool;
 const COMMAND: i32 = 1;
 const REPLY: i32 = 2;
 const BLOCK: i32 = 3;
+/// Bytes of the broadcast header of every command: its length, then the command itself if it fits.
+const HEADER: usize = 256;
 
 /// This process's place in an MPI job: the communicator and what it has sent.
 pub struct Mpi {
@@ -136,6 +139,55 @@ impl Mpi {
 
     fn receive(&self, rank: usize, tag: i32) -> Vec<u8> {
         self.world.process_at_rank(rank as Rank).receive_vec_with_tag::<u8>(tag).0
+    }
+
+    /// The leader's command to every other rank, by broadcast (a tree, not one send per rank): a
+    /// fixed-size header carries the length, and short commands inline.
+    fn command_to_all(&self, bytes: &[u8]) -> Result<(), EngineError> {
+        let mut header = [0u8; HEADER];
+        header[..8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+        let inline = bytes.len() <= HEADER - 8;
+        if inline {
+            header[8..8 + bytes.len()].copy_from_slice(bytes);
+        } else if i32::try_from(bytes.len()).is_err() {
+            return Err(EngineError::Transport(format!(
+                "a command of {} bytes is above MPI's 2^31-byte limit",
+                bytes.len()
+            )));
+        }
+        self.count(bytes.len() * (self.ranks() - 1));
+        let root = self.world.process_at_rank(0);
+        root.broadcast_into(&mut header[..]);
+        if !inline {
+            let mut payload = bytes.to_vec();
+            root.broadcast_into(&mut payload[..]);
+        }
+        Ok(())
+    }
+
+    /// The leader's header saying that each rank's own command follows point to point.
+    fn commands_follow(&self) {
+        let mut header = [0u8; HEADER];
+        header[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        self.world.process_at_rank(0).broadcast_into(&mut header[..]);
+    }
+
+    /// A follower's next command from the leader (see [`Mpi::command_to_all`]).
+    fn receive_command(&self) -> Vec<u8> {
+        let root = self.world.process_at_rank(0);
+        let mut header = [0u8; HEADER];
+        root.broadcast_into(&mut header[..]);
+        let mut length = [0u8; 8];
+        length.copy_from_slice(&header[..8]);
+        match u64::from_le_bytes(length) {
+            u64::MAX => self.receive(0, COMMAND),
+            n if n as usize <= HEADER - 8 => header[8..8 + n as usize].to_vec(),
+            n => {
+                let mut payload = vec![0u8; n as usize];
+                root.broadcast_into(&mut payload[..]);
+                payload
+            }
+        }
     }
 
     /// Sends `bytes` to rank `to` and receives from rank `from` at once (no ordering deadlock on a ring).
@@ -367,7 +419,7 @@ fn exchange<P: Program>(mpi: &Mpi, block: P::Block) -> Result<P::Block, EngineEr
 /// A rank other than the leader: carry out the leader's commands until it says stop.
 fn follow<P: Program, W: Worker<P>>(mpi: &Mpi, mut pool: Pool<P, W>) -> Result<(), EngineError> {
     loop {
-        let bytes = mpi.receive(0, COMMAND);
+        let bytes = mpi.receive_command();
         let command: Incoming<P::Task, P::Commit> = decode(&bytes).map_err(wire)?;
         let answer = match command {
             Incoming::Push(round, tasks, rotate) => {
@@ -397,10 +449,19 @@ struct Leader<'m, P: Program, W> {
 }
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
+    /// Sends every other rank a command: `shared` by broadcast, else each its own `message(workers)`.
     fn to_ranks(
         &self,
+        shared: Option<&[u8]>,
         message: impl Fn(std::ops::Range<usize>) -> Result<Vec<u8>, EngineError>,
     ) -> Result<(), EngineError> {
+        if self.mpi.ranks() == 1 {
+            return Ok(());
+        }
+        if let Some(bytes) = shared {
+            return self.mpi.command_to_all(bytes);
+        }
+        self.mpi.commands_follow();
         let threads = self.threads;
         for rank in 1..self.mpi.ranks() {
             let bytes = message(rank * threads..(rank + 1) * threads)?;
@@ -415,7 +476,7 @@ impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
 
     fn stop(&self) -> Result<(), EngineError> {
         let stop = encode(&Outgoing::<P::Task, P::Commit>::Stop).map_err(wire)?;
-        self.to_ranks(|_| Ok(stop.clone()))
+        self.to_ranks(Some(&stop), |_| Ok(Vec::new()))
     }
 }
 
@@ -436,10 +497,8 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
             ),
             Assignment::Each(_) => None,
         };
-        self.to_ranks(|range| match &shared {
-            Some(bytes) => Ok(bytes.clone()),
-            None => encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate))
-                .map_err(wire),
+        self.to_ranks(shared.as_deref(), |range| {
+            encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate)).map_err(wire)
         })?;
         let mpi = self.mpi;
         self.pool.push(round, plan, &mut |b| exchange::<P>(mpi, b))
@@ -463,9 +522,8 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
             }
             Assignment::Each(_) => None,
         };
-        self.to_ranks(|range| match &shared {
-            Some(bytes) => Ok(bytes.clone()),
-            None => encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire),
+        self.to_ranks(shared.as_deref(), |range| {
+            encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire)
         })?;
         // Rank 0's workers come first, so their local index is their worker id.
         self.pool.sync(round, commit)
@@ -473,7 +531,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
         let save = encode(&Outgoing::<P::Task, P::Commit>::Save).map_err(wire)?;
-        self.to_ranks(|_| Ok(save.clone()))?;
+        self.to_ranks(Some(&save), |_| Ok(Vec::new()))?;
         let mut states = self.pool.save()?;
         for rank in 1..self.mpi.ranks() {
             match self.answer(rank)? {
@@ -493,7 +551,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
                 self.workers()
             )));
         }
-        self.to_ranks(|range| encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire))?;
+        self.to_ranks(None, |range| encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire))?;
         self.pool.restore(states[..threads].to_vec())?;
         for rank in 1..self.mpi.ranks() {
             match self.answer(rank)? {
