@@ -232,35 +232,42 @@ impl Mpi {
     }
 
     /// Sends `outgoing[r]` to rank `r` (every rank at once) and returns what each rank sent here, in rank order.
-    pub fn exchange<T: Serialize + DeserializeOwned>(&self, outgoing: &[T]) -> Result<Vec<T>, EngineError> {
+    ///
+    /// Each part is encoded and dropped in turn, and each received part decoded from the receive
+    /// buffer in place, so a large exchange holds about two copies of the data, not five.
+    pub fn exchange<T: Serialize + DeserializeOwned>(&self, outgoing: Vec<T>) -> Result<Vec<T>, EngineError> {
         if outgoing.len() != self.ranks() {
             return Err(EngineError::Transport(format!("{} parts for {} ranks", outgoing.len(), self.ranks())));
         }
-        let parts: Vec<Vec<u8>> = outgoing
-            .iter()
-            .map(|v| encode(v).map_err(|e| EngineError::Transport(format!("encoding: {e}"))))
-            .collect::<Result<_, _>>()?;
-        let send_counts: Vec<i32> = parts
-            .iter()
-            .map(|p| i32::try_from(p.len()))
-            .collect::<Result<_, _>>()
-            .map_err(|_| EngineError::Transport("a part above MPI's 2^31-byte limit".into()))?;
+        let too_large = || EngineError::Transport("an exchange above MPI's 2^31-byte limit".into());
+        let mut flat: Vec<u8> = Vec::new();
+        let mut send_counts = Vec::with_capacity(self.ranks());
+        for part in outgoing {
+            let bytes = encode(&part).map_err(|e| EngineError::Transport(format!("encoding: {e}")))?;
+            drop(part);
+            send_counts.push(i32::try_from(bytes.len()).map_err(|_| too_large())?);
+            flat.extend_from_slice(&bytes);
+        }
         let send_displs = displacements(&send_counts)?;
         let mut receive_counts = vec![0i32; self.ranks()];
         self.world.all_to_all_into(&send_counts[..], &mut receive_counts[..]);
         let receive_displs = displacements(&receive_counts)?;
-        let flat: Vec<u8> = parts.concat();
         let own = self.rank();
-        self.count(parts.iter().enumerate().filter(|&(r, _)| r != own).map(|(_, p)| p.len()).sum());
+        self.count(send_counts.iter().enumerate().filter(|&(r, _)| r != own).map(|(_, &c)| c as usize).sum());
         let mut buffer = vec![0u8; receive_counts.iter().map(|&c| c as usize).sum()];
         {
             let send = Partition::new(&flat[..], &send_counts[..], &send_displs[..]);
             let mut receive = PartitionMut::new(&mut buffer[..], &receive_counts[..], &receive_displs[..]);
             self.world.all_to_all_varcount_into(&send, &mut receive);
         }
-        split(&buffer, &receive_counts, &receive_displs)
+        drop(flat);
+        receive_counts
             .iter()
-            .map(|p| decode(p).map_err(|e| EngineError::Transport(format!("decoding: {e}"))))
+            .zip(&receive_displs)
+            .map(|(&c, &d)| {
+                decode(&buffer[d as usize..(d + c) as usize])
+                    .map_err(|e| EngineError::Transport(format!("decoding: {e}")))
+            })
             .collect()
     }
 

@@ -163,6 +163,8 @@ pub fn load_libsvm(
     let zero_based = raw.zero_based(path, base, zero_anywhere)?;
     let local_weights = raw.row_weights();
     let (matrix, labels) = raw.finish(path, &share.bytes, first_line, zero_based)?;
+    let bytes_read = share.bytes_read;
+    drop(share);
     let features = mpi.all_max(matrix.cols() as u64) as usize;
     let all_weights: Vec<Vec<u64>> = mpi.all_gather(&local_weights).map_err(transport)?;
     let offset: usize = all_weights[..rank].iter().map(Vec::len).sum();
@@ -187,17 +189,16 @@ pub fn load_libsvm(
         }
     }
     drop(matrix);
-    let local = gather_rows(mpi.exchange(&outgoing).map_err(transport)?, features, path)?;
-    drop(outgoing);
+    let local = gather_rows(mpi.exchange(outgoing).map_err(transport)?, features, path)?;
     let whole = if whole_on_leader {
         let mut parts: Vec<Rows> = (0..ranks).map(|_| Rows::default()).collect();
         parts[0] = to_leader;
-        let received = mpi.exchange(&parts).map_err(transport)?;
+        let received = mpi.exchange(parts).map_err(transport)?;
         if rank == 0 { Some(gather_rows(received, features, path)?) } else { None }
     } else {
         None
     };
-    Ok(RankRows { rows, features, weights, first: owned[rank].start, local, whole, bytes_read: share.bytes_read })
+    Ok(RankRows { rows, features, weights, first: owned[rank].start, local, whole, bytes_read })
 }
 
 /// Documents on their way to another rank.
@@ -264,6 +265,8 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
     let before: usize = lines[..rank].iter().sum();
     let local = parse_ldac_share(path, &share.bytes, before + 1, vocabulary)?;
+    let bytes_read = share.bytes_read;
+    drop(share);
     let mut frequencies = vec![0u64; vocabulary];
     for &w in &local.tokens {
         frequencies[w as usize] += 1;
@@ -302,8 +305,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     }
     let skipped_here = local.skipped_empty;
     drop(local);
-    let received = mpi.exchange(&outgoing).map_err(transport)?;
-    drop(outgoing);
+    let received = mpi.exchange(outgoing).map_err(transport)?;
     let mut offsets = vec![0usize];
     let mut own = Vec::new();
     for part in received {
@@ -315,7 +317,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     // The input position of every document, for the outputs: gathered on rank 0 only.
     let mut to_leader: Vec<Vec<usize>> = vec![Vec::new(); ranks];
     to_leader[0] = positions;
-    let gathered: Vec<Vec<usize>> = mpi.exchange(&to_leader).map_err(transport)?;
+    let gathered: Vec<Vec<usize>> = mpi.exchange(to_leader).map_err(transport)?;
     let ids = if rank == 0 { gathered.concat().into_iter().map(|line| index.ids[line]).collect() } else { Vec::new() };
     let skipped = mpi.all_sum_one(skipped_here as u64) as usize;
     let mut meta_offsets = Vec::with_capacity(documents + 1);
@@ -340,7 +342,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
         first: owned[rank].start,
         offsets,
         local: own,
-        bytes_read: share.bytes_read,
+        bytes_read,
     };
     Ok((corpus, meta))
 }
@@ -360,7 +362,7 @@ impl RankRatings {
     pub fn pairs_on_leader(&self, mpi: &Mpi) -> Result<Vec<(u32, u32)>, Failure> {
         let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); mpi.ranks()];
         parts[0] = self.by_user.iter().map(|&(u, i, _)| (u, i)).collect();
-        Ok(mpi.exchange(&parts).map_err(transport)?.concat())
+        Ok(mpi.exchange(parts).map_err(transport)?.concat())
     }
 }
 
@@ -399,7 +401,7 @@ fn route(mpi: &Mpi, ratings: &[(Rating, usize)], owner: impl Fn(&Rating) -> usiz
     for r in ratings {
         parts[owner(&r.0)].push(lined(r));
     }
-    let mut received: Vec<Lined> = mpi.exchange(&parts).map_err(transport)?.concat();
+    let mut received: Vec<Lined> = mpi.exchange(parts).map_err(transport)?.concat();
     received.sort_by_key(|r| r.3);
     Ok(received)
 }
@@ -441,7 +443,7 @@ pub fn load_ratings(
     // rank after rank), reads the test file with them, and tells each rank its numbers.
     let mut lists: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new()); ranks];
     lists[0] = (std::mem::take(&mut local_ids.users), std::mem::take(&mut local_ids.items));
-    let lists = mpi.exchange(&lists).map_err(transport)?;
+    let lists = mpi.exchange(lists).map_err(transport)?;
     let mut ids = Ids::default();
     let mut test_ratings = Vec::new();
     let mut numbers: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); ranks];
@@ -453,7 +455,7 @@ pub fn load_ratings(
             test_ratings = read_ratings(test, options, &mut ids)?;
         }
     }
-    let (user_number, item_number) = mpi.exchange(&numbers).map_err(transport)?.swap_remove(0);
+    let (user_number, item_number) = mpi.exchange(numbers).map_err(transport)?.swap_remove(0);
     let users = mpi.all_max(ids.users.len() as u64) as usize;
     let items = mpi.all_max(ids.items.len() as u64) as usize;
     for (r, _) in &mut read {
@@ -516,6 +518,6 @@ pub fn load_ratings(
     for (line, r) in test_ratings.iter().enumerate() {
         parts[owner_of(&user_ranges, threads, r.user as usize)].push((r.user, r.item, r.value, line));
     }
-    let test: Vec<Rating> = mpi.exchange(&parts).map_err(transport)?.concat().iter().map(|r| unlined(r).0).collect();
+    let test: Vec<Rating> = mpi.exchange(parts).map_err(transport)?.concat().iter().map(|r| unlined(r).0).collect();
     Ok((RankRatings { totals, by_user, by_item, test, bytes_read: share.bytes_read }, ids))
 }
