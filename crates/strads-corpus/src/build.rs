@@ -93,14 +93,7 @@ impl Builder {
                 ),
             ));
         }
-        Ok(Corpus {
-            offsets: self.offsets,
-            tokens: self.tokens,
-            vocabulary,
-            ids: self.ids,
-            skipped_empty: self.skipped_empty,
-            dropped_unknown: self.dropped_unknown,
-        })
+        Ok(self.into_corpus(vocabulary))
     }
 }
 

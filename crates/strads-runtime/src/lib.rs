@@ -17,3 +17,12 @@ mod pool;
 pub use embedded::Embedded;
 #[cfg(feature = "mpi")]
 pub use mpi::{Mpi, Ranks, launched_ranks};
+
+/// What a worker thread's panic said, for the error that reports it.
+pub(crate) fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panicked".into())
+}

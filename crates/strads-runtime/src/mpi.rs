@@ -395,7 +395,7 @@ impl Launcher for Ranks<'_> {
                 follow(self.mpi, pool)?;
                 return Ok(None);
             }
-            let mut transport = Leader { mpi: self.mpi, threads: self.threads, pool };
+            let mut transport = Leader { mpi: self.mpi, threads: self.threads, pool, pending: Vec::new() };
             let (mut scheduler, mut aggregator) = make_leader();
             let outcome = drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints);
             match outcome {
@@ -426,26 +426,51 @@ fn exchange<P: Program>(mpi: &Mpi, block: P::Block) -> Result<P::Block, EngineEr
 /// A rank other than the leader: carry out the leader's commands until it says stop.
 fn follow<P: Program, W: Worker<P>>(mpi: &Mpi, mut pool: Pool<P, W>) -> Result<(), EngineError> {
     loop {
-        let bytes = mpi.receive_command();
-        let command: Incoming<P::Task, P::Commit> = decode(&bytes).map_err(wire)?;
-        let answer = match command {
-            Incoming::Push(round, tasks, rotate) => {
-                pool.push(round, Arc::new(Plan { tasks, rotate }), &mut |b| exchange::<P>(mpi, b))?;
-                Answer::Partials(pool.collect()?)
-            }
-            Incoming::Sync(round, commit) => {
-                pool.sync(round, Arc::new(commit))?;
-                continue;
-            }
-            Incoming::Save => Answer::States(pool.save()?),
-            Incoming::Restore(states) => {
-                pool.restore(states)?;
-                Answer::Restored
-            }
-            Incoming::Stop => return Ok(()),
-        };
-        mpi.send(0, REPLY, &encode(&answer).map_err(wire)?)?;
+        let message = mpi.receive_command();
+        let mut rest = &message[..];
+        while !rest.is_empty() {
+            let (frame, after) = unframe(rest)?;
+            rest = after;
+            let command: Incoming<P::Task, P::Commit> = decode(frame).map_err(wire)?;
+            let answer = match command {
+                Incoming::Push(round, tasks, rotate) => {
+                    pool.push(round, Arc::new(Plan { tasks, rotate }), &mut |b| exchange::<P>(mpi, b))?;
+                    Answer::Partials(pool.collect()?)
+                }
+                Incoming::Sync(round, commit) => {
+                    pool.sync(round, Arc::new(commit))?;
+                    continue;
+                }
+                Incoming::Save => Answer::States(pool.save()?),
+                Incoming::Restore(states) => {
+                    pool.restore(states)?;
+                    Answer::Restored
+                }
+                Incoming::Stop => return Ok(()),
+            };
+            mpi.send(0, REPLY, &encode(&answer).map_err(wire)?)?;
+        }
     }
+}
+
+/// Appends one command to a message as a frame: its length (4 bytes, little-endian), then itself.
+fn frame(message: &mut Vec<u8>, command: &[u8]) -> Result<(), EngineError> {
+    let length = u32::try_from(command.len())
+        .map_err(|_| EngineError::Transport(format!("a command of {} bytes is above 4 GiB", command.len())))?;
+    message.extend_from_slice(&length.to_le_bytes());
+    message.extend_from_slice(command);
+    Ok(())
+}
+
+/// The first frame of a message and the rest.
+fn unframe(message: &[u8]) -> Result<(&[u8], &[u8]), EngineError> {
+    let cut = || EngineError::Transport("a command message was cut short".into());
+    let (length, rest) = message.split_first_chunk::<4>().ok_or_else(cut)?;
+    let length = u32::from_le_bytes(*length) as usize;
+    if rest.len() < length {
+        return Err(cut());
+    }
+    Ok(rest.split_at(length))
 }
 
 /// The driver's transport on rank 0: its own workers in a pool, the others' through MPI.
@@ -453,26 +478,41 @@ struct Leader<'m, P: Program, W> {
     mpi: &'m Mpi,
     threads: usize,
     pool: Pool<P, W>,
+    /// Framed commands for every rank not sent yet: a round's commit waits for the next push.
+    pending: Vec<u8>,
 }
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
     /// Sends every other rank a command: `shared` by broadcast, else each its own `message(workers)`.
-    fn to_ranks(
-        &self,
+    /// A shared command that needs no answer (`wait`) is kept and sent with the next one, so a
+    /// round's commit travels in the same broadcast as the next round's plan.
+    fn command_ranks(
+        &mut self,
         shared: Option<&[u8]>,
+        wait: bool,
         message: impl Fn(std::ops::Range<usize>) -> Result<Vec<u8>, EngineError>,
     ) -> Result<(), EngineError> {
         if self.mpi.ranks() == 1 {
             return Ok(());
         }
         if let Some(bytes) = shared {
-            return self.mpi.command_to_all(bytes);
+            frame(&mut self.pending, bytes)?;
+            if !wait {
+                self.mpi.command_to_all(&self.pending)?;
+                self.pending.clear();
+            }
+            return Ok(());
+        }
+        if !self.pending.is_empty() {
+            self.mpi.command_to_all(&self.pending)?;
+            self.pending.clear();
         }
         self.mpi.commands_follow();
         let threads = self.threads;
         for rank in 1..self.mpi.ranks() {
-            let bytes = message(rank * threads..(rank + 1) * threads)?;
-            self.mpi.send(rank, COMMAND, &bytes)?;
+            let mut framed = Vec::new();
+            frame(&mut framed, &message(rank * threads..(rank + 1) * threads)?)?;
+            self.mpi.send(rank, COMMAND, &framed)?;
         }
         Ok(())
     }
@@ -481,9 +521,9 @@ impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
         decode(&self.mpi.receive(rank, REPLY)).map_err(wire)
     }
 
-    fn stop(&self) -> Result<(), EngineError> {
+    fn stop(&mut self) -> Result<(), EngineError> {
         let stop = encode(&Outgoing::<P::Task, P::Commit>::Stop).map_err(wire)?;
-        self.to_ranks(Some(&stop), |_| Ok(Vec::new()))
+        self.command_ranks(Some(&stop), false, |_| Ok(Vec::new()))
     }
 }
 
@@ -504,7 +544,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
             ),
             Assignment::Each(_) => None,
         };
-        self.to_ranks(shared.as_deref(), |range| {
+        self.command_ranks(shared.as_deref(), false, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate)).map_err(wire)
         })?;
         let mpi = self.mpi;
@@ -529,7 +569,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
             }
             Assignment::Each(_) => None,
         };
-        self.to_ranks(shared.as_deref(), |range| {
+        self.command_ranks(shared.as_deref(), true, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire)
         })?;
         // Rank 0's workers come first, so their local index is their worker id.
@@ -538,7 +578,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
         let save = encode(&Outgoing::<P::Task, P::Commit>::Save).map_err(wire)?;
-        self.to_ranks(Some(&save), |_| Ok(Vec::new()))?;
+        self.command_ranks(Some(&save), false, |_| Ok(Vec::new()))?;
         let mut states = self.pool.save()?;
         for rank in 1..self.mpi.ranks() {
             match self.answer(rank)? {
@@ -558,7 +598,9 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
                 self.workers()
             )));
         }
-        self.to_ranks(None, |range| encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire))?;
+        self.command_ranks(None, false, |range| {
+            encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire)
+        })?;
         self.pool.restore(states[..threads].to_vec())?;
         for rank in 1..self.mpi.ranks() {
             match self.answer(rank)? {
@@ -567,5 +609,28 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_hold_commands_in_order_and_a_cut_message_is_refused() {
+        let mut message = Vec::new();
+        for command in [&b"sync"[..], b"", b"push round 7"] {
+            frame(&mut message, command).expect("frame");
+        }
+        let mut rest = &message[..];
+        let mut seen = Vec::new();
+        while !rest.is_empty() {
+            let (command, after) = unframe(rest).expect("whole frames");
+            seen.push(command.to_vec());
+            rest = after;
+        }
+        assert_eq!(seen, vec![b"sync".to_vec(), Vec::new(), b"push round 7".to_vec()]);
+        assert!(unframe(&message[..3]).is_err());
+        assert!(unframe(&message[..7]).is_err());
     }
 }

@@ -274,11 +274,7 @@ fn serve<P: Program, W: Worker<P>>(
         }
     }));
     if let Err(panic) = outcome {
-        let reason = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panicked".into());
+        let reason = crate::panic_reason(panic.as_ref());
         let _ = replies.send(Reply::Failed(EngineError::WorkerFailed { worker: id, reason }));
     }
 }
