@@ -484,8 +484,8 @@ struct Leader<'m, P: Program, W> {
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
     /// Sends every other rank a command: `shared` by broadcast, else each its own `message(workers)`.
-    /// A shared command that needs no answer (`wait`) is kept and sent with the next one, so a
-    /// round's commit travels in the same broadcast as the next round's plan.
+    /// A short shared command that needs no answer (`wait`) is kept and sent with the next one, so
+    /// a small commit travels in the same broadcast as the next round's plan.
     fn command_ranks(
         &mut self,
         shared: Option<&[u8]>,
@@ -497,7 +497,8 @@ impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
         }
         if let Some(bytes) = shared {
             frame(&mut self.pending, bytes)?;
-            if !wait {
+            // A large commit goes at once: the ranks apply it while the leader schedules.
+            if !wait || self.pending.len() > HEADER - 8 {
                 self.mpi.command_to_all(&self.pending)?;
                 self.pending.clear();
             }
@@ -539,10 +540,11 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
         self.mpi.rounds.set(self.mpi.rounds.get() + 1);
         let shared = match &plan.tasks {
-            Assignment::All(task) => Some(
+            // With one rank nothing is sent: no need to encode.
+            Assignment::All(task) if self.mpi.ranks() > 1 => Some(
                 encode(&Outgoing::<P::Task, P::Commit>::Push(round, Sliced::All(task), plan.rotate)).map_err(wire)?,
             ),
-            Assignment::Each(_) => None,
+            Assignment::All(_) | Assignment::Each(_) => None,
         };
         self.command_ranks(shared.as_deref(), false, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate)).map_err(wire)
@@ -564,10 +566,10 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
         let shared = match &*commit {
-            Assignment::All(value) => {
+            Assignment::All(value) if self.mpi.ranks() > 1 => {
                 Some(encode(&Outgoing::<P::Task, P::Commit>::Sync(round, Sliced::All(value))).map_err(wire)?)
             }
-            Assignment::Each(_) => None,
+            Assignment::All(_) | Assignment::Each(_) => None,
         };
         self.command_ranks(shared.as_deref(), true, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire)
