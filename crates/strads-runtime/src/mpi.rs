@@ -40,6 +40,8 @@ use crate::pool::Pool;
 const COMMAND: i32 = 1;
 const REPLY: i32 = 2;
 const BLOCK: i32 = 3;
+/// From this many ranks on, commands go by broadcast; below, a send to each rank is quicker.
+const BROADCAST_FROM: usize = 4;
 /// Bytes of the broadcast header of every command: its length, then the command itself if it fits.
 const HEADER: usize = 256;
 
@@ -142,8 +144,15 @@ impl Mpi {
     }
 
     /// The leader's command to every other rank, by broadcast (a tree, not one send per rank): a
-    /// fixed-size header carries the length, and short commands inline.
+    /// fixed-size header carries the length, and short commands inline. Below [`BROADCAST_FROM`]
+    /// ranks, one send per rank.
     fn command_to_all(&self, bytes: &[u8]) -> Result<(), EngineError> {
+        if self.ranks() < BROADCAST_FROM {
+            for rank in 1..self.ranks() {
+                self.send(rank, COMMAND, bytes)?;
+            }
+            return Ok(());
+        }
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
         let inline = bytes.len() <= HEADER - 8;
@@ -167,6 +176,9 @@ impl Mpi {
 
     /// The leader's header saying that each rank's own command follows point to point.
     fn commands_follow(&self) {
+        if self.ranks() < BROADCAST_FROM {
+            return;
+        }
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&u64::MAX.to_le_bytes());
         self.world.process_at_rank(0).broadcast_into(&mut header[..]);
@@ -174,6 +186,9 @@ impl Mpi {
 
     /// A follower's next command from the leader (see [`Mpi::command_to_all`]).
     fn receive_command(&self) -> Vec<u8> {
+        if self.ranks() < BROADCAST_FROM {
+            return self.receive(0, COMMAND);
+        }
         let root = self.world.process_at_rank(0);
         let mut header = [0u8; HEADER];
         root.broadcast_into(&mut header[..]);
