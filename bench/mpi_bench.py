@@ -260,8 +260,8 @@ def scaling_model(measured):
     out += ["", "Reading: LDA stays computation-bound to about 32 machines; past that its U = R x T sub-rounds per "
             "iteration make the per-round latency dominate (fewer, larger blocks per rank would cut it). MF's CCD++ "
             "moves two whole factor vectors per factor and inner iteration, independent of the number of machines, "
-            "so it becomes communication-bound as soon as the computation per machine falls below about a second "
-            "(about 8 machines for Netflix); ALS or row-wise CCD send the whole factor per half-step instead. The "
+            "so for Netflix it is communication-bound already at 8 machines (the vectors are 4 MB and the work per "
+            "machine a fraction of a second); ALS or row-wise CCD send the whole factor per half-step instead. The "
             "Lasso's rounds are tiny: a cluster round is latency-bound, so the set size L must grow with R for "
             "throughput to scale, which the dependency checks of the dynamic scheduler limit; at 64 machines the gather of "
             "every worker's partial sums (R T L values, not summed within a rank first) is the larger part.", ""]

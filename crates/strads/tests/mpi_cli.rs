@@ -368,3 +368,23 @@ fn mf_ratings_in_shares_keep_ids_duplicates_and_outputs() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("again (first at line"), "{}", stderr(&output));
 }
+
+/// From 4 ranks on commands go by broadcast (header, inline or second broadcast, commits batched
+/// with the next plan): every application still gives the one-process model.
+#[test]
+fn four_ranks_broadcast_and_give_the_same_models() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let svm = path(&dir.path().join("regression.svm"));
+    generate(&["gen", "lasso", "--out", &svm, "--rows", "400", "--features", "300"]);
+    let corpus = path(&dir.path().join("corpus"));
+    generate(&["gen", "lda", "--out", &corpus, "--documents", "200", "--vocabulary", "300", "--topics", "5"]);
+    let ratings = dir.path().join("ratings");
+    generate(&["gen", "mf", "--out", &path(&ratings), "--users", "200", "--items", "150", "--density", "0.05"]);
+    let lasso = ["lasso", "--data", &svm, "--lambda-ratio", "0.05", "--scheduler", "shotgun", "--path", "3"];
+    same_model(dir.path(), "lasso-4", &lasso, &["coefficients.csv", "path_coefficients.csv"], 4, 1);
+    let lda = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "8"];
+    same_model(dir.path(), "lda-4", &lda, &["word_topic.npy", "doc_topic.npy"], 4, 1);
+    let train = path(&ratings.join("train.tsv"));
+    let mf = ["mf", "--data", &train, "--rank", "5", "--iterations", "3"];
+    same_model(dir.path(), "mf-4", &mf, &["user_factors.npy", "item_factors.npy"], 4, 1);
+}
