@@ -118,7 +118,7 @@ impl LassoFit {
 /// the leader, to score correlations between columns (`RowSource::whole`); without it the run
 /// is refused. Returns `None` on processes that do not lead the run (other ranks of a cluster).
 pub fn fit<L: Launcher>(
-    data: &impl RowSource,
+    data: &(impl RowSource + ?Sized),
     params: &CheckedParams,
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),
@@ -130,7 +130,7 @@ pub fn fit<L: Launcher>(
 /// and saves snapshots when it asks (see [`Checkpoints`]). It counts rounds; the clock of the
 /// trace and of `seconds` goes on from the snapshot's.
 pub fn fit_checkpointed<L: Launcher>(
-    data: &impl RowSource,
+    data: &(impl RowSource + ?Sized),
     params: &CheckedParams,
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),

@@ -123,7 +123,11 @@ pub fn split_for_completion(test: &Corpus, seed: u64) -> Vec<(Vec<u32>, Vec<u32>
 }
 
 /// Checks that a corpus can be trained on `workers` workers and that every word id fits its vocabulary.
-fn check_corpus(corpus: &impl DocumentSource, test: Option<&Corpus>, workers: usize) -> Result<(), LdaError> {
+fn check_corpus(
+    corpus: &(impl DocumentSource + ?Sized),
+    test: Option<&Corpus>,
+    workers: usize,
+) -> Result<(), LdaError> {
     if corpus.token_count() == 0 {
         return Err(LdaError::Data("the corpus has no token".into()));
     }
@@ -152,7 +156,7 @@ fn check_corpus(corpus: &impl DocumentSource, test: Option<&Corpus>, workers: us
 ///
 /// Returns the model on the leading process and `None` on the others.
 pub fn fit<L: Launcher>(
-    corpus: &impl DocumentSource,
+    corpus: &(impl DocumentSource + ?Sized),
     test: Option<&Corpus>,
     params: &CheckedParams,
     launcher: &L,
@@ -164,7 +168,7 @@ pub fn fit<L: Launcher>(
 /// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,
 /// and saves snapshots when it asks (see [`Checkpoints`]). It counts Gibbs iterations.
 pub fn fit_checkpointed<L: Launcher>(
-    corpus: &impl DocumentSource,
+    corpus: &(impl DocumentSource + ?Sized),
     test: Option<&Corpus>,
     params: &CheckedParams,
     launcher: &L,

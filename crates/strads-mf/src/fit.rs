@@ -92,22 +92,7 @@ pub fn fit_checkpointed<L: Launcher>(
     observer: &mut dyn FnMut(&TracePoint),
     checkpoints: &mut dyn Checkpoints,
 ) -> Result<Option<MfFit>, MfError> {
-    if train.is_empty() {
-        return Err(MfError::Data("no training ratings".into()));
-    }
-    for (name, set) in [("training", train), ("test", test)] {
-        if let Some(r) = set.iter().find(|r| r.user as usize >= users || r.item as usize >= items) {
-            return Err(MfError::Data(format!(
-                "a {name} rating of user {} and item {} is outside {users} users x {items} items",
-                r.user, r.item
-            )));
-        }
-        if let Some(r) = set.iter().find(|r| !r.value.is_finite()) {
-            return Err(MfError::Data(format!("a {name} rating is not finite: {}", r.value)));
-        }
-    }
-    let source = InMemory { train, test, totals: RatingTotals::of(train, test, users, items) };
-    fit_source(&source, params, launcher, observer, checkpoints)
+    fit_source(&InMemory::new(train, test, users, items)?, params, launcher, observer, checkpoints)
 }
 
 /// What every process of a run knows about the ratings as a whole.
@@ -176,39 +161,69 @@ pub trait RatingSource: Sync {
     fn by_items(&self, items: Range<usize>) -> Vec<(u32, u32, f64)>;
     /// The test ratings of `users`.
     fn test_by_users(&self, users: Range<usize>) -> Vec<Rating>;
+    /// The `(user, item)` pairs of the training ratings this process holds by user.
+    fn pairs(&self) -> Vec<(u32, u32)>;
 }
 
-struct InMemory<'a> {
-    train: &'a [Rating],
-    test: &'a [Rating],
+/// Ratings held in memory, all of them, as a [`RatingSource`]; `R` is a slice or a vector.
+pub struct InMemory<R> {
+    train: R,
+    test: R,
     totals: RatingTotals,
+}
+
+impl<R: AsRef<[Rating]>> InMemory<R> {
+    /// The training and test ratings of `users` users and `items` items; refuses a rating outside
+    /// them or not finite, and no training rating at all.
+    pub fn new(train: R, test: R, users: usize, items: usize) -> Result<Self, MfError> {
+        if train.as_ref().is_empty() {
+            return Err(MfError::Data("no training ratings".into()));
+        }
+        for (name, set) in [("training", train.as_ref()), ("test", test.as_ref())] {
+            if let Some(r) = set.iter().find(|r| r.user as usize >= users || r.item as usize >= items) {
+                return Err(MfError::Data(format!(
+                    "a {name} rating of user {} and item {} is outside {users} users x {items} items",
+                    r.user, r.item
+                )));
+            }
+            if let Some(r) = set.iter().find(|r| !r.value.is_finite()) {
+                return Err(MfError::Data(format!("a {name} rating is not finite: {}", r.value)));
+            }
+        }
+        let totals = RatingTotals::of(train.as_ref(), test.as_ref(), users, items);
+        Ok(InMemory { train, test, totals })
+    }
 }
 
 fn triplet(r: &Rating) -> (u32, u32, f64) {
     (r.user, r.item, r.value)
 }
 
-impl RatingSource for InMemory<'_> {
+impl<R: AsRef<[Rating]> + Sync> RatingSource for InMemory<R> {
     fn totals(&self) -> &RatingTotals {
         &self.totals
     }
 
     fn by_users(&self, users: Range<usize>) -> Vec<(u32, u32, f64)> {
-        self.train.iter().filter(|r| users.contains(&(r.user as usize))).map(triplet).collect()
+        self.train.as_ref().iter().filter(|r| users.contains(&(r.user as usize))).map(triplet).collect()
     }
 
     fn by_items(&self, items: Range<usize>) -> Vec<(u32, u32, f64)> {
-        self.train.iter().filter(|r| items.contains(&(r.item as usize))).map(triplet).collect()
+        self.train.as_ref().iter().filter(|r| items.contains(&(r.item as usize))).map(triplet).collect()
     }
 
     fn test_by_users(&self, users: Range<usize>) -> Vec<Rating> {
-        self.test.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+        self.test.as_ref().iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+    }
+
+    fn pairs(&self) -> Vec<(u32, u32)> {
+        self.train.as_ref().iter().map(|r| (r.user, r.item)).collect()
     }
 }
 
 /// [`fit_checkpointed`] on ratings from any [`RatingSource`] (on a cluster, each process's own).
 pub fn fit_source<L: Launcher>(
-    source: &impl RatingSource,
+    source: &(impl RatingSource + ?Sized),
     params: &CheckedParams,
     launcher: &L,
     observer: &mut dyn FnMut(&TracePoint),

@@ -17,7 +17,7 @@ pub mod ratings;
 pub mod reference;
 
 pub use error::MfError;
-pub use fit::{MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_source, memory_estimate};
+pub use fit::{InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_source, memory_estimate};
 pub use model::Model;
 pub use params::{Algorithm, Bias, CheckedParams, MfParams};
 pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};

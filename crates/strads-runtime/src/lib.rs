@@ -16,7 +16,7 @@ mod pool;
 
 pub use embedded::Embedded;
 #[cfg(feature = "mpi")]
-pub use mpi::{Mpi, Ranks, launched_ranks};
+pub use mpi::{Mpi, Ranks};
 
 /// What a worker thread's panic said, for the error that reports it.
 pub(crate) fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
@@ -25,4 +25,14 @@ pub(crate) fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panicked".into())
+}
+
+/// The number of ranks of the MPI job this process was started in by an MPI launcher (`mpirun`,
+/// `mpiexec`, `srun`), if any; reads only the environment, so it needs no MPI library.
+pub fn launched_ranks() -> Option<usize> {
+    let var = |name: &str| std::env::var(name).ok()?.trim().parse::<usize>().ok();
+    // OpenMPI's mpirun, then MPICH's hydra (and srun --mpi=pmi2), then srun --mpi=pmix.
+    var("OMPI_COMM_WORLD_SIZE")
+        .or_else(|| var("PMI_SIZE"))
+        .or_else(|| std::env::var_os("PMIX_RANK").and_then(|_| var("SLURM_STEP_NUM_TASKS")))
 }

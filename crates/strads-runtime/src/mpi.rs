@@ -47,7 +47,8 @@ const HEADER: usize = 256;
 
 /// This process's place in an MPI job: the communicator and what it has sent.
 pub struct Mpi {
-    universe: Universe,
+    /// Kept for its drop, which finalizes MPI.
+    _universe: Universe,
     world: SimpleCommunicator,
     bytes_sent: Cell<u64>,
     run_bytes: Cell<u64>,
@@ -60,23 +61,13 @@ pub struct Ranks<'m> {
     threads: usize,
 }
 
-/// Whether this process was started by an MPI launcher (`mpirun`, `mpiexec`, `srun`) as one of
-/// several ranks; reads only the environment, so it is safe to call before initializing MPI.
-pub fn launched_ranks() -> Option<usize> {
-    let var = |name: &str| std::env::var(name).ok()?.trim().parse::<usize>().ok();
-    // OpenMPI's mpirun, then MPICH's hydra (and srun --mpi=pmi2), then srun --mpi=pmix.
-    var("OMPI_COMM_WORLD_SIZE")
-        .or_else(|| var("PMI_SIZE"))
-        .or_else(|| std::env::var_os("PMIX_RANK").and_then(|_| var("SLURM_STEP_NUM_TASKS")))
-}
-
 impl Mpi {
     /// Initializes MPI (once per process).
     pub fn init() -> Result<Mpi, EngineError> {
         let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
             .ok_or_else(|| EngineError::Transport("MPI was already initialized".into()))?;
         let world = universe.world();
-        Ok(Mpi { universe, world, bytes_sent: Cell::new(0), run_bytes: Cell::new(0), rounds: Cell::new(0) })
+        Ok(Mpi { _universe: universe, world, bytes_sent: Cell::new(0), run_bytes: Cell::new(0), rounds: Cell::new(0) })
     }
 
     /// This process's rank.
@@ -98,7 +89,7 @@ impl Mpi {
     }
 
     /// Bytes this rank has sent so far (runs and collectives).
-    pub fn bytes_sent(&self) -> u64 {
+    fn bytes_sent(&self) -> u64 {
         self.bytes_sent.get()
     }
 
@@ -117,23 +108,12 @@ impl Mpi {
         self.world.abort(code)
     }
 
-    /// The MPI library's name and version.
-    pub fn library(&self) -> String {
-        let _ = &self.universe;
-        mpi::environment::library_version().unwrap_or_else(|_| "unknown MPI".into()).lines().next().unwrap_or("").into()
-    }
-
     fn count(&self, bytes: usize) {
         self.bytes_sent.set(self.bytes_sent.get() + bytes as u64);
     }
 
     fn send(&self, rank: usize, tag: i32, bytes: &[u8]) -> Result<(), EngineError> {
-        if i32::try_from(bytes.len()).is_err() {
-            return Err(EngineError::Transport(format!(
-                "a message of {} bytes to rank {rank} is above MPI's 2^31-byte limit",
-                bytes.len()
-            )));
-        }
+        mpi_count(bytes.len())?;
         self.count(bytes.len());
         self.world.process_at_rank(rank as Rank).send_with_tag(bytes, tag);
         Ok(())
@@ -158,11 +138,8 @@ impl Mpi {
         let inline = bytes.len() <= HEADER - 8;
         if inline {
             header[8..8 + bytes.len()].copy_from_slice(bytes);
-        } else if i32::try_from(bytes.len()).is_err() {
-            return Err(EngineError::Transport(format!(
-                "a command of {} bytes is above MPI's 2^31-byte limit",
-                bytes.len()
-            )));
+        } else {
+            mpi_count(bytes.len())?;
         }
         self.count(bytes.len() * (self.ranks() - 1));
         let root = self.world.process_at_rank(0);
@@ -207,12 +184,7 @@ impl Mpi {
 
     /// Sends `bytes` to rank `to` and receives from rank `from` at once (no ordering deadlock on a ring).
     fn send_receive(&self, to: usize, from: usize, bytes: &[u8]) -> Result<Vec<u8>, EngineError> {
-        if i32::try_from(bytes.len()).is_err() {
-            return Err(EngineError::Transport(format!(
-                "a block of {} bytes is above MPI's 2^31-byte limit",
-                bytes.len()
-            )));
-        }
+        mpi_count(bytes.len())?;
         self.count(bytes.len());
         let world = &self.world;
         Ok(mpi::request::scope(|scope| {
@@ -225,25 +197,18 @@ impl Mpi {
 
     /// Every rank's `value`, in rank order, on every rank.
     pub fn all_gather<T: Serialize + DeserializeOwned>(&self, value: &T) -> Result<Vec<T>, EngineError> {
-        let bytes = encode(value).map_err(|e| EngineError::Transport(format!("encoding: {e}")))?;
-        let parts = self.all_gather_bytes(&bytes)?;
-        parts.iter().map(|p| decode(p).map_err(|e| EngineError::Transport(format!("decoding: {e}")))).collect()
-    }
-
-    fn all_gather_bytes(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, EngineError> {
-        let len = i32::try_from(bytes.len())
-            .map_err(|_| EngineError::Transport(format!("{} bytes are above MPI's 2^31-byte limit", bytes.len())))?;
+        let bytes = encode(value).map_err(wire)?;
+        let len = mpi_count(bytes.len())?;
         let mut counts = vec![0i32; self.ranks()];
         self.world.all_gather_into(&len, &mut counts[..]);
         let displs = displacements(&counts)?;
-        let total: usize = counts.iter().map(|&c| c as usize).sum();
-        let mut buffer = vec![0u8; total];
+        let mut buffer = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
         self.count(bytes.len() * (self.ranks() - 1));
         {
             let mut partition = PartitionMut::new(&mut buffer[..], &counts[..], &displs[..]);
-            self.world.all_gather_varcount_into(bytes, &mut partition);
+            self.world.all_gather_varcount_into(&bytes[..], &mut partition);
         }
-        Ok(split(&buffer, &counts, &displs))
+        decode_parts(&buffer, &counts, &displs)
     }
 
     /// Sends `outgoing[r]` to rank `r` (every rank at once) and returns what each rank sent here, in rank order.
@@ -254,13 +219,12 @@ impl Mpi {
         if outgoing.len() != self.ranks() {
             return Err(EngineError::Transport(format!("{} parts for {} ranks", outgoing.len(), self.ranks())));
         }
-        let too_large = || EngineError::Transport("an exchange above MPI's 2^31-byte limit".into());
         let mut flat: Vec<u8> = Vec::new();
         let mut send_counts = Vec::with_capacity(self.ranks());
         for part in outgoing {
-            let bytes = encode(&part).map_err(|e| EngineError::Transport(format!("encoding: {e}")))?;
+            let bytes = encode(&part).map_err(wire)?;
             drop(part);
-            send_counts.push(i32::try_from(bytes.len()).map_err(|_| too_large())?);
+            send_counts.push(mpi_count(bytes.len())?);
             flat.extend_from_slice(&bytes);
         }
         let send_displs = displacements(&send_counts)?;
@@ -276,14 +240,7 @@ impl Mpi {
             self.world.all_to_all_varcount_into(&send, &mut receive);
         }
         drop(flat);
-        receive_counts
-            .iter()
-            .zip(&receive_displs)
-            .map(|(&c, &d)| {
-                decode(&buffer[d as usize..(d + c) as usize])
-                    .map_err(|e| EngineError::Transport(format!("decoding: {e}")))
-            })
-            .collect()
+        decode_parts(&buffer, &receive_counts, &receive_displs)
     }
 
     /// The element-wise sum of every rank's `values`, on every rank.
@@ -309,21 +266,27 @@ impl Mpi {
     }
 }
 
+/// A length as MPI counts it (`i32`), or an error for a message above 2^31 bytes.
+fn mpi_count(bytes: usize) -> Result<i32, EngineError> {
+    i32::try_from(bytes)
+        .map_err(|_| EngineError::Transport(format!("a message of {bytes} bytes is above MPI's 2^31-byte limit")))
+}
+
+/// Where each rank's part starts in a buffer of the parts one after another.
 fn displacements(counts: &[i32]) -> Result<Vec<i32>, EngineError> {
     let mut displs = Vec::with_capacity(counts.len());
-    let mut at = 0i64;
+    let mut at = 0usize;
     for &c in counts {
-        displs.push(
-            i32::try_from(at).map_err(|_| EngineError::Transport("a message above MPI's 2^31-byte limit".into()))?,
-        );
-        at += i64::from(c);
+        displs.push(mpi_count(at)?);
+        at += c as usize;
     }
-    i32::try_from(at).map_err(|_| EngineError::Transport("a message above MPI's 2^31-byte limit".into()))?;
+    mpi_count(at)?;
     Ok(displs)
 }
 
-fn split(buffer: &[u8], counts: &[i32], displs: &[i32]) -> Vec<Vec<u8>> {
-    counts.iter().zip(displs).map(|(&c, &d)| buffer[d as usize..(d + c) as usize].to_vec()).collect()
+/// Decodes each rank's part of a buffer received from every rank.
+fn decode_parts<T: DeserializeOwned>(buffer: &[u8], counts: &[i32], displs: &[i32]) -> Result<Vec<T>, EngineError> {
+    counts.iter().zip(displs).map(|(&c, &d)| decode(&buffer[d as usize..(d + c) as usize]).map_err(wire)).collect()
 }
 
 /// An assignment as sent to one rank: the shared value, or that rank's workers' slice.
@@ -369,13 +332,6 @@ fn slice<T>(assignment: &Assignment<T>, range: std::ops::Range<usize>) -> Result
         Assignment::Each(values) => values.get(range.clone()).map(Sliced::Each).ok_or_else(|| {
             EngineError::Transport(format!("an assignment of {} values for workers {range:?}", values.len()))
         }),
-    }
-}
-
-impl Ranks<'_> {
-    /// Workers each rank hosts.
-    pub fn threads(&self) -> usize {
-        self.threads
     }
 }
 
@@ -498,20 +454,21 @@ struct Leader<'m, P: Program, W> {
 }
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
-    /// Sends every other rank a command: `shared` by broadcast, else each its own `message(workers)`.
-    /// A short shared command that needs no answer (`wait`) is kept and sent with the next one, so
-    /// a small commit travels in the same broadcast as the next round's plan.
+    /// Sends every other rank a command, `message(workers)` for the rank's workers: the same bytes
+    /// for all (`shared`, once, by broadcast), else each rank its own. A short shared command that
+    /// needs no answer (`wait`) is kept and sent with the next one, so a small commit travels in the
+    /// same broadcast as the next round's plan. With one rank nothing is encoded.
     fn command_ranks(
         &mut self,
-        shared: Option<&[u8]>,
+        shared: bool,
         wait: bool,
         message: impl Fn(std::ops::Range<usize>) -> Result<Vec<u8>, EngineError>,
     ) -> Result<(), EngineError> {
         if self.mpi.ranks() == 1 {
             return Ok(());
         }
-        if let Some(bytes) = shared {
-            frame(&mut self.pending, bytes)?;
+        if shared {
+            frame(&mut self.pending, &message(0..0)?)?;
             // A large commit goes at once: the ranks apply it while the leader schedules.
             if !wait || self.pending.len() > HEADER - 8 {
                 self.mpi.command_to_all(&self.pending)?;
@@ -533,18 +490,23 @@ impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
         Ok(())
     }
 
-    fn answer(&self, rank: usize) -> Result<Answer<P::Partial>, EngineError> {
-        decode(&self.mpi.receive(rank, REPLY)).map_err(wire)
+    /// Every other rank's answer, in rank order, as `take` reads it (`None`: an answer out of turn).
+    fn answers<T>(&self, take: impl Fn(Answer<P::Partial>) -> Option<T>) -> Result<Vec<T>, EngineError> {
+        (1..self.mpi.ranks())
+            .map(|rank| {
+                let answer = decode(&self.mpi.receive(rank, REPLY)).map_err(wire)?;
+                take(answer).ok_or_else(|| EngineError::Transport(format!("rank {rank} answered out of turn")))
+            })
+            .collect()
+    }
+
+    fn command_all(&mut self, command: Outgoing<'_, P::Task, P::Commit>) -> Result<(), EngineError> {
+        self.command_ranks(true, false, |_| encode(&command).map_err(wire))
     }
 
     fn stop(&mut self) -> Result<(), EngineError> {
-        let stop = encode(&Outgoing::<P::Task, P::Commit>::Stop).map_err(wire)?;
-        self.command_ranks(Some(&stop), false, |_| Ok(Vec::new()))
+        self.command_all(Outgoing::Stop)
     }
-}
-
-fn unexpected(rank: usize) -> EngineError {
-    EngineError::Transport(format!("rank {rank} answered out of turn"))
 }
 
 impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
@@ -554,14 +516,8 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
         self.mpi.rounds.set(self.mpi.rounds.get() + 1);
-        let shared = match &plan.tasks {
-            // With one rank nothing is sent: no need to encode.
-            Assignment::All(task) if self.mpi.ranks() > 1 => Some(
-                encode(&Outgoing::<P::Task, P::Commit>::Push(round, Sliced::All(task), plan.rotate)).map_err(wire)?,
-            ),
-            Assignment::All(_) | Assignment::Each(_) => None,
-        };
-        self.command_ranks(shared.as_deref(), false, |range| {
+        let shared = matches!(plan.tasks, Assignment::All(_));
+        self.command_ranks(shared, false, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate)).map_err(wire)
         })?;
         let mpi = self.mpi;
@@ -570,23 +526,17 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn collect(&mut self) -> Result<Vec<P::Partial>, EngineError> {
         let mut partials = self.pool.collect()?;
-        for rank in 1..self.mpi.ranks() {
-            match self.answer(rank)? {
-                Answer::Partials(more) => partials.extend(more),
-                _ => return Err(unexpected(rank)),
-            }
-        }
+        let more = self.answers(|a| match a {
+            Answer::Partials(p) => Some(p),
+            _ => None,
+        })?;
+        partials.extend(more.into_iter().flatten());
         Ok(partials)
     }
 
     fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
-        let shared = match &*commit {
-            Assignment::All(value) if self.mpi.ranks() > 1 => {
-                Some(encode(&Outgoing::<P::Task, P::Commit>::Sync(round, Sliced::All(value))).map_err(wire)?)
-            }
-            Assignment::All(_) | Assignment::Each(_) => None,
-        };
-        self.command_ranks(shared.as_deref(), true, |range| {
+        let shared = matches!(*commit, Assignment::All(_));
+        self.command_ranks(shared, true, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Sync(round, slice(&commit, range)?)).map_err(wire)
         })?;
         // Rank 0's workers come first, so their local index is their worker id.
@@ -594,15 +544,13 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
     }
 
     fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
-        let save = encode(&Outgoing::<P::Task, P::Commit>::Save).map_err(wire)?;
-        self.command_ranks(Some(&save), false, |_| Ok(Vec::new()))?;
+        self.command_all(Outgoing::Save)?;
         let mut states = self.pool.save()?;
-        for rank in 1..self.mpi.ranks() {
-            match self.answer(rank)? {
-                Answer::States(more) => states.extend(more),
-                _ => return Err(unexpected(rank)),
-            }
-        }
+        let more = self.answers(|a| match a {
+            Answer::States(s) => Some(s),
+            _ => None,
+        })?;
+        states.extend(more.into_iter().flatten());
         Ok(states)
     }
 
@@ -615,16 +563,11 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
                 self.workers()
             )));
         }
-        self.command_ranks(None, false, |range| {
+        self.command_ranks(false, false, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Restore(&states[range])).map_err(wire)
         })?;
         self.pool.restore(states[..threads].to_vec())?;
-        for rank in 1..self.mpi.ranks() {
-            match self.answer(rank)? {
-                Answer::Restored => {}
-                _ => return Err(unexpected(rank)),
-            }
-        }
+        self.answers(|a| matches!(a, Answer::Restored).then_some(()))?;
         Ok(())
     }
 }

@@ -367,7 +367,7 @@ pub struct ModelFile {
 pub fn summary(
     fit: &LassoFit,
     params: &CheckedParams,
-    data: &impl RowSource,
+    data: &(impl RowSource + ?Sized),
     path: &Path,
     loading_seconds: f64,
 ) -> Summary {
@@ -570,7 +570,7 @@ pub fn train(
 
 /// [`train`] on this process's share of a run: the fit on the leader, `None` on other MPI ranks.
 fn train_here(
-    data: &impl RowSource,
+    data: &(impl RowSource + ?Sized),
     settings: &Settings,
     label: &str,
     quiet: bool,
@@ -613,62 +613,11 @@ pub fn run_logreg(args: &LogregArgs) -> Result<Option<LassoFit>, Failure> {
     command(&args.model, Loss::Logistic, update, "logreg")
 }
 
-/// Training rows: the whole file, or (in an MPI job, for LIBSVM files) this rank's workers' rows.
-enum Training {
-    Whole(Dataset),
+/// Loads the training data -- the whole file, or (in an MPI job, for LIBSVM files) this rank's
+/// workers' rows -- and, for the logistic loss, checks the labels and makes them -1 and 1.
+fn load_training(path: &Path, settings: &Settings) -> Result<(Box<dyn RowSource>, Option<LabelForm>), Failure> {
     #[cfg(feature = "mpi")]
-    Shares(crate::shares::RankRows),
-}
-
-impl RowSource for Training {
-    fn rows(&self) -> usize {
-        match self {
-            Training::Whole(d) => d.rows(),
-            #[cfg(feature = "mpi")]
-            Training::Shares(s) => s.rows(),
-        }
-    }
-
-    fn features(&self) -> usize {
-        match self {
-            Training::Whole(d) => d.features(),
-            #[cfg(feature = "mpi")]
-            Training::Shares(s) => s.features(),
-        }
-    }
-
-    fn row_weights(&self) -> Vec<u64> {
-        match self {
-            Training::Whole(d) => d.row_weights(),
-            #[cfg(feature = "mpi")]
-            Training::Shares(s) => s.row_weights(),
-        }
-    }
-
-    fn shard(
-        &self,
-        range: std::ops::Range<usize>,
-    ) -> Result<(strads_data::Features, Vec<f64>), strads_data::DataError> {
-        match self {
-            Training::Whole(d) => d.shard(range),
-            #[cfg(feature = "mpi")]
-            Training::Shares(s) => s.shard(range),
-        }
-    }
-
-    fn whole(&self) -> Option<&Dataset> {
-        match self {
-            Training::Whole(d) => Some(d),
-            #[cfg(feature = "mpi")]
-            Training::Shares(s) => s.whole(),
-        }
-    }
-}
-
-/// Loads the training data and, for the logistic loss, checks the labels and makes them -1 and 1.
-fn load_training(path: &Path, settings: &Settings) -> Result<(Training, Option<LabelForm>), Failure> {
-    #[cfg(feature = "mpi")]
-    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+    if let Some(mpi) = runtime::job()
         && matches!(strads_data::detect_format(path, settings.load.format)?, Format::Libsvm)
     {
         let dynamic = settings.params.raw().scheduler == strads_lasso::SchedulerKind::Dynamic;
@@ -683,7 +632,7 @@ fn load_training(path: &Path, settings: &Settings) -> Result<(Training, Option<L
             Loss::Squared => None,
         };
         runtime::note_input_read(rows.bytes_read);
-        return Ok((Training::Shares(rows), labels));
+        return Ok((Box::new(rows), labels));
     }
     let mut data = strads_data::load(path, &settings.load)?;
     runtime::note_input_file(path);
@@ -695,7 +644,7 @@ fn load_training(path: &Path, settings: &Settings) -> Result<(Training, Option<L
         }
         Loss::Squared => None,
     };
-    Ok((Training::Whole(data), labels))
+    Ok((Box::new(data), labels))
 }
 
 /// Loads labelled data; logistic labels become -1 and 1.
@@ -730,7 +679,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
         ];
         checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra)
     })?;
-    let fit = train_here(&data, &settings, label, args.quiet, &mut checkpoints)?;
+    let fit = train_here(&*data, &settings, label, args.quiet, &mut checkpoints)?;
     let scale = runtime::scale();
     let Some(mut fit) = fit else { return Ok(None) };
     let features = fit.beta.len();
@@ -764,7 +713,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
         cv_loss = Some(means[best]);
         cv = Some((metric, rows));
     }
-    let mut summary = summary(&fit, &settings.params, &data, path, loading_seconds);
+    let mut summary = summary(&fit, &settings.params, &*data, path, loading_seconds);
     if let (Some(test), Some(test_path)) = (&test, &args.test) {
         let scores = score(loss, &fit.beta, fit.intercept, test);
         match loss {

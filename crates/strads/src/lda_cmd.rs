@@ -1,4 +1,4 @@
-//! `strads lda`: corpus flags to a corpus, train on the embedded runtime, write the model; `prepare` and `infer`.
+//! `strads lda`: corpus flags to a corpus, train on the chosen runtime, write the model; `prepare` and `infer`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use strads_corpus::{Corpus, Source, TokenizerOptions};
 use strads_data::{write_atomic, write_string_atomic};
-use strads_lda::{LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
+use strads_lda::{DocumentSource, LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
 
 use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
@@ -93,24 +93,20 @@ fn read(
     Ok(strads_corpus::read(&source(path, args)?, tokenizer, vocabulary)?)
 }
 
-/// This rank's documents of a prepared corpus, in an MPI job.
-#[cfg(feature = "mpi")]
-type Shares = crate::shares::RankCorpus;
-
-/// Never built without MPI.
-#[cfg(not(feature = "mpi"))]
-type Shares = Corpus;
-
 /// Reads the training corpus: whole, or (in an MPI job, for a prepared corpus) this rank's documents
 /// and the corpus without tokens (`Corpus::tokens` empty), whose counts and ids the outputs use.
-fn load_corpus(args: &CorpusArgs, tok: &TokenizerOptions, workers: usize) -> Result<(Corpus, Option<Shares>), Failure> {
+fn load_corpus(
+    args: &CorpusArgs,
+    tok: &TokenizerOptions,
+    workers: usize,
+) -> Result<(Corpus, Option<Box<dyn DocumentSource>>), Failure> {
     #[cfg(feature = "mpi")]
-    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+    if let Some(mpi) = runtime::job()
         && strads_corpus::is_prepared(&args.data)
     {
         let (shares, corpus) = crate::shares::load_prepared(&mpi, &args.data, workers)?;
         runtime::note_input_read(shares.bytes_read);
-        return Ok((corpus, Some(shares)));
+        return Ok((corpus, Some(Box::new(shares))));
     }
     let _ = workers;
     let corpus = read(&args.data, args, tok, None)?;
@@ -211,7 +207,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     let tok = tokenizer(corpus_args)?;
     let loading = Progress::phase("lda", args.quiet, &format!("reading {}", corpus_args.data.display()));
     let (corpus, shares) = load_corpus(corpus_args, &tok, args.workers)?;
-    let tokens = shares.as_ref().map_or(corpus.token_count(), strads_lda::DocumentSource::token_count);
+    let documents: &dyn DocumentSource = shares.as_deref().unwrap_or(&corpus);
+    let tokens = documents.token_count();
     let test = match &args.test {
         Some(path) => Some(read(path, corpus_args, &tok, Some(&corpus.vocabulary))?),
         None => None,
@@ -266,14 +263,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         }
         checkpoint::settings(&checked, &[], &extra)
     })?;
-    let outcome = match &shares {
-        Some(shares) => {
-            strads_lda::fit_checkpointed(shares, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints)
-        }
-        None => {
-            strads_lda::fit_checkpointed(&corpus, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints)
-        }
-    };
+    let outcome =
+        strads_lda::fit_checkpointed(documents, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let scale = runtime::scale();
     let Some(fit) = outcome? else { return Ok(()) };

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use strads_data::{DataError, write_atomic, write_string_atomic};
-use strads_mf::ratings::{Duplicates, Ids, Rating, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
-use strads_mf::{Algorithm, Bias, MfFit, MfParams, Model, TracePoint};
+use strads_mf::ratings::{Duplicates, Ids, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
+use strads_mf::{Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource, TracePoint};
 
 use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
@@ -114,39 +114,17 @@ fn read_options(args: &MfTrainArgs) -> ReadOptions {
     }
 }
 
-/// The ratings of a training run: in memory, or (in an MPI job, for a delimited file without
-/// `--test-fraction`) this rank's share, with the ids on rank 0 only.
-struct Loaded {
-    ids: Ids,
-    train: Vec<Rating>,
-    test: Vec<Rating>,
+/// The ratings of a training run -- in memory, or (in an MPI job, for a delimited file without
+/// `--test-fraction`) this rank's share -- and their ids (on rank 0 only in an MPI job).
+fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<(Box<dyn RatingSource>, Ids), Failure> {
     #[cfg(feature = "mpi")]
-    shares: Option<crate::shares::RankRatings>,
-    train_ratings: usize,
-    test_ratings: usize,
-    users: usize,
-    items: usize,
-}
-
-fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<Loaded, Failure> {
-    #[cfg(feature = "mpi")]
-    if let Some(mpi) = runtime::mpi().filter(|m| m.ranks() > 1)
+    if let Some(mpi) = runtime::job()
         && args.test_fraction.is_none()
         && !strads_mf::ratings::is_matrix_market(&args.data, options.format)?
     {
         let (shares, ids) = crate::shares::load_ratings(&mpi, &args.data, args.test.as_deref(), options, args.workers)?;
         runtime::note_input_read(shares.bytes_read);
-        let totals = strads_mf::RatingSource::totals(&shares);
-        return Ok(Loaded {
-            train_ratings: totals.ratings,
-            test_ratings: totals.test_ratings,
-            users: totals.users,
-            items: totals.items,
-            ids,
-            train: Vec::new(),
-            test: Vec::new(),
-            shares: Some(shares),
-        });
+        return Ok((Box::new(shares), ids));
     }
     let mut ids = Ids::default();
     let read = read_ratings(&args.data, options, &mut ids)?;
@@ -159,17 +137,8 @@ fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<Loaded, Failure> {
         (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
         (None, None) => (read, Vec::new()),
     };
-    Ok(Loaded {
-        train_ratings: train.len(),
-        test_ratings: test.len(),
-        users: ids.users.len(),
-        items: ids.items.len(),
-        ids,
-        train,
-        test,
-        #[cfg(feature = "mpi")]
-        shares: None,
-    })
+    let ratings = InMemory::new(train, test, ids.users.len(), ids.items.len())?;
+    Ok((Box::new(ratings), ids))
 }
 
 /// `strads mf`.
@@ -179,24 +148,22 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let started = Instant::now();
     let options = read_options(args);
     let loading = Progress::phase("mf", args.quiet, &format!("reading {}", args.data.display()));
-    let loaded = load(args, &options)?;
-    let ids = &loaded.ids;
-    let (train, test) = (&loaded.train, &loaded.test);
+    let (ratings, ids) = load(args, &options)?;
+    let totals = ratings.totals();
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     if let Some(limit) = crate::lasso_cmd::parse_memory(&args.max_memory)? {
-        let (users, items) = (loaded.users, loaded.items);
+        let (users, items) = (totals.users, totals.items);
         let needed = strads_mf::memory_estimate(
-            loaded.train_ratings,
-            loaded.test_ratings,
+            totals.ratings,
+            totals.test_ratings,
             users,
             items,
             checked.stride(),
             args.workers,
             checked.algorithm,
         );
-        let what =
-            format!("{} ratings of {users} users and {items} items at rank {}", loaded.train_ratings, checked.rank);
+        let what = format!("{} ratings of {users} users and {items} items at rank {}", totals.ratings, checked.rank);
         check_memory(needed, limit, &what)?;
     }
     let launcher = runtime::launcher(args.workers)?;
@@ -213,10 +180,10 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         let mut extra = vec![
             ("data", args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&args.data)),
-            ("training_ratings", loaded.train_ratings.to_string()),
-            ("test_ratings", loaded.test_ratings.to_string()),
-            ("users", loaded.users.to_string()),
-            ("items", loaded.items.to_string()),
+            ("training_ratings", totals.ratings.to_string()),
+            ("test_ratings", totals.test_ratings.to_string()),
+            ("users", totals.users.to_string()),
+            ("items", totals.items.to_string()),
         ];
         if let Some(path) = &args.test {
             extra.push(("test", path.display().to_string()));
@@ -224,29 +191,13 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         }
         checkpoint::settings(&checked, &[], &extra)
     })?;
-    let (users, items) = (loaded.users, loaded.items);
-    #[cfg(feature = "mpi")]
-    let outcome = match &loaded.shares {
-        Some(shares) => strads_mf::fit_source(shares, &checked, &launcher, &mut observe, &mut checkpoints),
-        None => {
-            strads_mf::fit_checkpointed(train, test, users, items, &checked, &launcher, &mut observe, &mut checkpoints)
-        }
-    };
-    #[cfg(not(feature = "mpi"))]
-    let outcome =
-        strads_mf::fit_checkpointed(train, test, users, items, &checked, &launcher, &mut observe, &mut checkpoints);
+    let outcome = strads_mf::fit_source(&*ratings, &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let scale = runtime::scale();
-    #[cfg(feature = "mpi")]
-    let pairs = match (&loaded.shares, runtime::mpi()) {
-        (Some(shares), Some(mpi)) => shares.pairs_on_leader(&mpi)?,
-        _ => train.iter().map(|r| (r.user, r.item)).collect(),
-    };
-    #[cfg(not(feature = "mpi"))]
-    let pairs: Vec<(u32, u32)> = train.iter().map(|r| (r.user, r.item)).collect();
+    let pairs = runtime::gather_on_leader(ratings.pairs())?;
     let Some(fit) = outcome? else { return Ok(()) };
     let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
-    let model = Model::from_fit(&fit, ids, checked.bias);
+    let model = Model::from_fit(&fit, &ids, checked.bias);
     let summary = Summary {
         train_rmse: last.train_rmse,
         test_rmse: last.test_rmse,
@@ -265,8 +216,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         seed: checked.seed,
         users: model.ids.users.len(),
         items: model.ids.items.len(),
-        train_ratings: loaded.train_ratings,
-        test_ratings: loaded.test_ratings,
+        train_ratings: totals.ratings,
+        test_ratings: totals.test_ratings,
         test_cold_pairs: fit.test_cold_pairs,
         test_cold_users: fit.user_counts.iter().filter(|&&n| n == 0).count(),
         test_cold_items: fit.item_counts.iter().filter(|&&n| n == 0).count(),

@@ -45,7 +45,7 @@ pub fn note_input_read(bytes: u64) {
 /// Joins the MPI job this process was started in, if any; `threads` is the `--threads` flag.
 pub fn start(threads: Option<usize>) -> Result<(), Failure> {
     THREADS.set(threads);
-    let launched = launched_ranks();
+    let launched = strads_runtime::launched_ranks();
     #[cfg(feature = "mpi")]
     if launched.is_some() {
         let mpi = Mpi::init().map_err(|e| Failure::Run(e.into()))?;
@@ -63,21 +63,16 @@ pub fn start(threads: Option<usize>) -> Result<(), Failure> {
     }
 }
 
-#[cfg(feature = "mpi")]
-fn launched_ranks() -> Option<usize> {
-    strads_runtime::launched_ranks()
-}
-
-#[cfg(not(feature = "mpi"))]
-fn launched_ranks() -> Option<usize> {
-    let var = |name: &str| std::env::var(name).ok()?.trim().parse::<usize>().ok();
-    var("OMPI_COMM_WORLD_SIZE").or_else(|| var("PMI_SIZE"))
-}
-
 /// The MPI job this process is a rank of, if any.
 #[cfg(feature = "mpi")]
 pub fn mpi() -> Option<Rc<Mpi>> {
     MPI.with_borrow(Clone::clone)
+}
+
+/// The MPI job this process is a rank of, if it has more than one rank (where input is read in shares).
+#[cfg(feature = "mpi")]
+pub fn job() -> Option<Rc<Mpi>> {
+    mpi().filter(|m| m.ranks() > 1)
 }
 
 /// Leaves the MPI job normally (after every rank's last message), if this process is in one.
@@ -232,6 +227,15 @@ impl Launcher for Runtime {
     }
 }
 
+/// Every rank's `values` one after another on rank 0 (nothing elsewhere); outside an MPI job, `values`.
+pub fn gather_on_leader<T: Serialize + serde::de::DeserializeOwned>(values: Vec<T>) -> Result<Vec<T>, Failure> {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = job() {
+        return crate::shares::gather_on_leader(&mpi, values);
+    }
+    Ok(values)
+}
+
 /// How a run was spread: written into every `summary.json`.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct Scale {
@@ -260,13 +264,12 @@ pub fn scale() -> Scale {
     #[cfg(feature = "mpi")]
     if let Some(mpi) = mpi() {
         let peak = mpi.all_max(peak_rss());
-        let mut sent = [mpi.run_bytes()];
-        mpi.all_sum(&mut sent);
+        let sent = mpi.all_sum_one(mpi.run_bytes());
         let rounds = mpi.all_max(mpi.rounds());
         return Scale {
             ranks: mpi.ranks(),
             peak_rss_bytes_per_rank: peak,
-            bytes_sent_per_round: if rounds == 0 { 0.0 } else { sent[0] as f64 / rounds as f64 },
+            bytes_sent_per_round: if rounds == 0 { 0.0 } else { sent as f64 / rounds as f64 },
             input_bytes_read_per_rank: mpi.all_max(INPUT_READ.get()),
         };
     }

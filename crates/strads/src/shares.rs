@@ -13,10 +13,13 @@
 use std::ops::Range;
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use strads_core::balanced_ranges;
 use strads_corpus::{Corpus, parse_ldac_share, read_prepared_index};
-use strads_data::{DataError, Dataset, Features, IndexBase, RawRows, RowSource, SparseRows, read_line_share};
+use strads_data::{
+    DataError, Dataset, Features, IndexBase, LineShare, RawRows, RowSource, SparseRows, read_line_share,
+};
 use strads_lda::DocumentSource;
 use strads_mf::ratings::{
     Ids, Rating, ReadOptions, check_magnitudes, delimited_layout, parse_delimited_share, read_ratings,
@@ -145,6 +148,38 @@ fn transport(error: strads_core::EngineError) -> Failure {
     Failure::Run(error.into())
 }
 
+/// Every rank's `values` one after another, on rank 0; nothing elsewhere.
+pub fn gather_on_leader<T: Serialize + DeserializeOwned>(mpi: &Mpi, values: Vec<T>) -> Result<Vec<T>, Failure> {
+    let mut parts: Vec<Vec<T>> = (0..mpi.ranks()).map(|_| Vec::new()).collect();
+    parts[0] = values;
+    Ok(mpi.exchange(parts).map_err(transport)?.into_iter().flatten().collect())
+}
+
+/// This rank's share of the file at `path`, and the number of lines before it.
+fn read_share(mpi: &Mpi, path: &Path) -> Result<(LineShare, usize), Failure> {
+    let share = read_line_share(path, mpi.rank(), mpi.ranks())?;
+    let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
+    let before = lines[..mpi.rank()].iter().sum();
+    Ok((share, before))
+}
+
+/// Every rank's `values` one after another, on every rank, and where this rank's start.
+fn concat_all<T: Serialize + DeserializeOwned>(mpi: &Mpi, values: &Vec<T>) -> Result<(Vec<T>, usize), Failure> {
+    let all: Vec<Vec<T>> = mpi.all_gather(values).map_err(transport)?;
+    let offset = all[..mpi.rank()].iter().map(Vec::len).sum();
+    Ok((all.into_iter().flatten().collect(), offset))
+}
+
+/// The rank whose workers own index `x` under `shards` (one range per worker, `threads` per rank).
+fn owner_of(shards: &[Range<usize>], threads: usize, x: usize) -> usize {
+    shards.partition_point(|r| r.end <= x) / threads
+}
+
+/// The indices the workers of `rank` own together.
+fn rank_range(shards: &[Range<usize>], threads: usize, rank: usize) -> Range<usize> {
+    shards[rank * threads].start..shards[rank * threads + threads - 1].end
+}
+
 /// Reads this rank's rows of the LIBSVM file at `path` for a run of `workers` workers spread
 /// evenly over the ranks; `whole_on_leader` also gathers every row on rank 0.
 pub fn load_libsvm(
@@ -155,9 +190,8 @@ pub fn load_libsvm(
     whole_on_leader: bool,
 ) -> Result<RankRows, Failure> {
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
-    let share = read_line_share(path, rank, ranks)?;
-    let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
-    let first_line = 1 + lines[..rank].iter().sum::<usize>();
+    let (share, before) = read_share(mpi, path)?;
+    let first_line = before + 1;
     let raw = RawRows::parse(path, &share.bytes, first_line)?;
     let zero_anywhere = mpi.all_max(u64::from(raw.first_zero_line.is_some())) == 1;
     let zero_based = raw.zero_based(path, base, zero_anywhere)?;
@@ -166,9 +200,7 @@ pub fn load_libsvm(
     let bytes_read = share.bytes_read;
     drop(share);
     let features = mpi.all_max(matrix.cols() as u64) as usize;
-    let all_weights: Vec<Vec<u64>> = mpi.all_gather(&local_weights).map_err(transport)?;
-    let offset: usize = all_weights[..rank].iter().map(Vec::len).sum();
-    let weights: Vec<u64> = all_weights.concat();
+    let (weights, offset) = concat_all(mpi, &local_weights)?;
     let rows = weights.len();
     if rows == 0 {
         return Err(Failure::input(format!("{}: no data rows", path.display())));
@@ -176,14 +208,10 @@ pub fn load_libsvm(
     // The ranks' rows: the union of their workers' balanced shards, as the engine will cut them.
     let threads = workers / ranks;
     let shards = balanced_ranges(&weights, workers);
-    let owned: Vec<Range<usize>> =
-        (0..ranks).map(|r| shards[r * threads].start..shards[r * threads + threads - 1].end).collect();
     let mut outgoing: Vec<Rows> = (0..ranks).map(|_| Rows::default()).collect();
     let mut to_leader = Rows::default();
     for row in 0..matrix.rows() {
-        let global = offset + row;
-        let owner = owned.iter().position(|r| r.contains(&global)).unwrap_or(ranks - 1);
-        outgoing[owner].push(&matrix, &labels, row);
+        outgoing[owner_of(&shards, threads, offset + row)].push(&matrix, &labels, row);
         if whole_on_leader {
             to_leader.push(&matrix, &labels, row);
         }
@@ -198,7 +226,8 @@ pub fn load_libsvm(
     } else {
         None
     };
-    Ok(RankRows { rows, features, weights, first: owned[rank].start, local, whole, bytes_read })
+    let first = rank_range(&shards, threads, rank).start;
+    Ok(RankRows { rows, features, weights, first, local, whole, bytes_read })
 }
 
 /// Documents on their way to another rank.
@@ -261,9 +290,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     let index = read_prepared_index(dir)?;
     let path = &index.documents_path;
     let vocabulary = index.vocabulary.len();
-    let share = read_line_share(path, rank, ranks)?;
-    let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
-    let before: usize = lines[..rank].iter().sum();
+    let (share, before) = read_share(mpi, path)?;
     let local = parse_ldac_share(path, &share.bytes, before + 1, vocabulary)?;
     let bytes_read = share.bytes_read;
     drop(share);
@@ -276,9 +303,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     // Each kept document's line in the documents file, and how many lines (documents) it has.
     let positions: Vec<usize> = local.ids.iter().map(|&i| before + i).collect();
     let parsed = mpi.all_sum_one((local.documents() + local.skipped_empty) as u64) as usize;
-    let all_lengths: Vec<Vec<u64>> = mpi.all_gather(&local_lengths).map_err(transport)?;
-    let offset: usize = all_lengths[..rank].iter().map(Vec::len).sum();
-    let lengths: Vec<u64> = all_lengths.concat();
+    let (lengths, offset) = concat_all(mpi, &local_lengths)?;
     let tokens = lengths.iter().sum::<u64>() as usize;
     if parsed != index.documents || tokens != index.tokens {
         return Err(Failure::input(format!(
@@ -294,11 +319,9 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
     }
     let threads = workers / ranks;
     let shards = balanced_ranges(&lengths, workers);
-    let owned: Vec<Range<usize>> =
-        (0..ranks).map(|r| shards[r * threads].start..shards[r * threads + threads - 1].end).collect();
     let mut outgoing: Vec<Documents> = (0..ranks).map(|_| Documents::default()).collect();
     for d in 0..local.documents() {
-        let owner = owned.iter().position(|r| r.contains(&(offset + d))).unwrap_or(ranks - 1);
+        let owner = owner_of(&shards, threads, offset + d);
         let words = local.document(d);
         outgoing[owner].lengths.push(words.len() as u32);
         outgoing[owner].tokens.extend_from_slice(words);
@@ -315,10 +338,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
         own.extend(part.tokens);
     }
     // The input position of every document, for the outputs: gathered on rank 0 only.
-    let mut to_leader: Vec<Vec<usize>> = vec![Vec::new(); ranks];
-    to_leader[0] = positions;
-    let gathered: Vec<Vec<usize>> = mpi.exchange(to_leader).map_err(transport)?;
-    let ids = if rank == 0 { gathered.concat().into_iter().map(|line| index.ids[line]).collect() } else { Vec::new() };
+    let ids = gather_on_leader(mpi, positions)?.into_iter().map(|line| index.ids[line]).collect();
     let skipped = mpi.all_sum_one(skipped_here as u64) as usize;
     let mut meta_offsets = Vec::with_capacity(documents + 1);
     meta_offsets.push(0);
@@ -339,7 +359,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
         tokens,
         frequencies,
         lengths,
-        first: owned[rank].start,
+        first: rank_range(&shards, threads, rank).start,
         offsets,
         local: own,
         bytes_read,
@@ -357,15 +377,6 @@ pub struct RankRatings {
     pub bytes_read: u64,
 }
 
-impl RankRatings {
-    /// The `(user, item)` pairs of every training rating, in user order, on rank 0 (for `rated.txt`).
-    pub fn pairs_on_leader(&self, mpi: &Mpi) -> Result<Vec<(u32, u32)>, Failure> {
-        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); mpi.ranks()];
-        parts[0] = self.by_user.iter().map(|&(u, i, _)| (u, i)).collect();
-        Ok(mpi.exchange(parts).map_err(transport)?.concat())
-    }
-}
-
 impl RatingSource for RankRatings {
     fn totals(&self) -> &RatingTotals {
         &self.totals
@@ -381,6 +392,10 @@ impl RatingSource for RankRatings {
 
     fn test_by_users(&self, users: Range<usize>) -> Vec<Rating> {
         self.test.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+    }
+
+    fn pairs(&self) -> Vec<(u32, u32)> {
+        self.by_user.iter().map(|&(u, i, _)| (u, i)).collect()
     }
 }
 
@@ -406,11 +421,6 @@ fn route(mpi: &Mpi, ratings: &[(Rating, usize)], owner: impl Fn(&Rating) -> usiz
     Ok(received)
 }
 
-/// The rank whose workers own index `x` under `ranges` (one range per worker, `threads` per rank).
-fn owner_of(ranges: &[Range<usize>], threads: usize, x: usize) -> usize {
-    ranges.partition_point(|r| r.end <= x) / threads
-}
-
 /// Reads this rank's ratings of the delimited file `train` (and, on rank 0, the whole `test` file,
 /// whose ratings then go to their users' ranks) for a run of `workers` workers spread evenly over
 /// the ranks. Ids are numbered as one process numbers them (in order of first appearance, the
@@ -424,9 +434,8 @@ pub fn load_ratings(
 ) -> Result<(RankRatings, Ids), Failure> {
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     let layout = delimited_layout(train)?;
-    let share = read_line_share(train, rank, ranks)?;
-    let lines: Vec<usize> = mpi.all_gather(&share.lines).map_err(transport)?;
-    let first_line = 1 + lines[..rank].iter().sum::<usize>();
+    let (share, before) = read_share(mpi, train)?;
+    let first_line = before + 1;
     let mut local_ids = Ids::default();
     let mut read = match &layout {
         Some(layout) => parse_delimited_share(train, &share.bytes, first_line, layout, &mut local_ids)?,
@@ -495,12 +504,12 @@ pub fn load_ratings(
         .map(|r| (r.0, r.1, r.2))
         .collect();
     drop(survivors);
-    let owned = user_ranges[rank * threads].start..user_ranges[rank * threads + threads - 1].end;
+    let owned = rank_range(&user_ranges, threads, rank);
     let mut sums = vec![0.0; owned.len()];
     for &(u, _, v) in &by_user {
         sums[u as usize - owned.start] += v;
     }
-    let user_sums: Vec<f64> = mpi.all_gather(&sums).map_err(transport)?.concat();
+    let (user_sums, _) = concat_all(mpi, &sums)?;
 
     let mut totals = RatingTotals {
         users,
