@@ -1,11 +1,13 @@
 //! Fitting a Lasso model: the application's one entry point, on whatever runtime it is given.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
 use strads_data::{Features, RowSource};
 
+use crate::block::Grouper;
 use crate::program::{AggregatorSettings, LassoAggregator, LassoWorker, PathPoint};
 use crate::scheduler::{Budget, Correlation, LassoScheduler};
 use crate::{CheckedParams, LassoError, Loss, SchedulerKind};
@@ -103,6 +105,13 @@ pub struct LassoFit {
     pub set_size: usize,
     /// Candidates drawn per round (`L'`).
     pub candidates: usize,
+    /// Block: the nonzeros per pass below which one worker solved the working set (chosen from
+    /// the data's rows unless given).
+    pub split_min: u64,
+    /// Block: rounds whose working set was split between workers and whose step was kept.
+    pub split_rounds: u64,
+    /// Block: split rounds dropped because the groups' changes fought (one worker solved on).
+    pub dropped_rounds: u64,
 }
 
 impl LassoFit {
@@ -167,6 +176,21 @@ pub fn fit_checkpointed<L: Launcher>(
     let workers = launcher.workers();
     let ranges = balanced_ranges(&data.row_weights(), workers);
     let whole = data.whole();
+    let block = raw.scheduler == SchedulerKind::Block;
+    let split_min = raw.split_min.unwrap_or_else(|| crate::block::default_split_min(rows));
+    // Block mode: every worker reads every column, shared in memory; so does the grouper.
+    let shared = match (block, whole) {
+        (true, Some(whole)) => {
+            let labels = if raw.loss == Loss::Logistic { to_signs(&whole.y)? } else { whole.y.clone() };
+            Some((Arc::new(whole.x.to_columns()), labels))
+        }
+        (true, None) => {
+            return Err(LassoError::Data(
+                "the block scheduler gives every worker every row; this process does not hold them all (use --scheduler dynamic on shares)".into(),
+            ));
+        }
+        (false, _) => None,
+    };
     let columns = match (raw.scheduler, launcher.is_leader(), whole) {
         (SchedulerKind::Dynamic, true, Some(whole)) => Some(whole.x.to_columns()),
         (SchedulerKind::Dynamic, true, None) => {
@@ -193,11 +217,15 @@ pub fn fit_checkpointed<L: Launcher>(
         working_set: params.working_set,
         anderson: params.anderson,
         path: raw.path,
+        block: block.then(|| params.anderson.map_or(0, |k| k.min(u8::MAX as usize) as u8)),
     };
     let outcome = launcher.run_checkpointed(
         RunOptions { pipeline_depth: raw.pipeline_depth },
         checkpoints,
         |p| {
+            if let Some((x, labels)) = &shared {
+                return Ok(LassoWorker::block(raw.loss, x.clone(), labels.clone(), p, workers, ranges[p].clone()));
+            }
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
             if whole.is_none() {
                 // Checked above on the whole data when this process has it.
@@ -220,6 +248,7 @@ pub fn fit_checkpointed<L: Launcher>(
                     features,
                     workers,
                     columns.as_ref().map(|c| Correlation::new(c, rows, params.candidates(workers))),
+                    shared.as_ref().map(|(x, _)| Grouper::new(x.clone(), raw.seed, Some(split_min))),
                     budget,
                 ),
                 LassoAggregator::new(settings, now, observer),
@@ -251,6 +280,9 @@ pub fn fit_checkpointed<L: Launcher>(
         workers,
         set_size: params.set_size(workers),
         candidates: params.candidates(workers),
+        split_min,
+        split_rounds: aggregator.split_rounds,
+        dropped_rounds: aggregator.dropped_rounds,
     }))
 }
 
@@ -365,7 +397,13 @@ pub fn memory_estimate(
 ) -> u64 {
     let (n, p, w) = (rows as u64, features as u64, workers.max(1) as u64);
     let nnz = stored.map_or_else(|| n.saturating_mul(p).min(1 << 31), |s| s as u64);
-    let workers_part = w.saturating_mul((p + 1) * 8 + 40 * p / w) + nnz.saturating_mul(12) + n.saturating_mul(48);
+    let workers_part = if scheduler == SchedulerKind::Block {
+        // One shared copy of the columns; per worker the coefficients, column statistics, and
+        // the residual and derivatives twice (committed and solved).
+        nnz.saturating_mul(12).saturating_add(w.saturating_mul(p * 48 + n.saturating_mul(56)))
+    } else {
+        w.saturating_mul((p + 1) * 8 + 40 * p / w) + nnz.saturating_mul(12) + n.saturating_mul(48)
+    };
     let leader = p.saturating_mul(96);
     let correlations = if scheduler == SchedulerKind::Dynamic { (p + 1) * 8 + nnz.saturating_mul(12) } else { 0 };
     workers_part.saturating_add(leader).saturating_add(correlations)

@@ -18,6 +18,7 @@
 #![warn(clippy::unwrap_used)]
 
 mod anderson;
+mod block;
 mod error;
 mod fit;
 mod generate;

@@ -7,16 +7,17 @@
 //! | `l1_ratio` | 1 | the penalty is `lambda (l1_ratio ||beta||_1 + (1 - l1_ratio) ||beta||^2 / 2)` (scikit-learn's elastic net); 1 is the Lasso | `(0, 1]` |
 //! | `update` | `newton` | logistic coordinate step: `newton` (the exact curvature `sum x_ij^2 p_i (1 - p_i)`, in a trust region that guarantees descent) or `bound` (the curvature bound `||x_j||^2 / 4`: STRADS' update) | |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
-//! | `scheduler` | `dynamic` | `dynamic`, `shotgun`, `cyclic`, `sequential` | |
-//! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic | `L`: coordinates updated in parallel per round | `>= 1` |
+//! | `scheduler` | `block` | `block` (feature-clustered block coordinate descent: each worker solves a group of correlated coordinates of the working set per round), `dynamic`, `shotgun`, `cyclic`, `sequential` | |
+//! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic; unused by block (one group per worker) | `L`: coordinates updated in parallel per round | `>= 1` |
 //! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic); raised to `L` if smaller | `>= 1` |
 //! | `candidate_order` | `drawn` | order in which the check considers candidates: `drawn` (random, biased to high priority) or `priority` | |
 //! | `rho` | 0.1 | keep a candidate only if `|corr|` with every kept one is below `rho` | `(0, 1]` |
 //! | `priority` | `abs` with `b = 0.01 x mean |beta_j != 0|` | `abs`: `|delta| + b`; `square`: `delta^2 + eta` | `b, eta > 0` |
-//! | `anderson` | off | Anderson extrapolation of the iterates, one snapshot per pass over the working set, over this many differences; kept only when it lowers the objective (it pays off with `cyclic`, whose passes are a fixed map; `dynamic`'s random draws rarely extrapolate well) | `1..=64` |
+//! | `anderson` | 5 for block, off otherwise | Anderson extrapolation of the iterates, one snapshot per pass over the working set, over this many differences; kept only when it lowers the objective (it pays off with `cyclic`, whose passes are a fixed map; `dynamic`'s random draws rarely extrapolate well); with block, each round's passes over a group are extrapolated (squared loss, Lasso and elastic net) | `1..=64` |
 //! | `warmup_rounds` | `ceil(3 p / L)`, 0 with a working set | rounds of uniform sampling before priorities | `>= 0` |
-//! | `screening` | on for dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 (logistic loss: with l1-ratio 1 and no intercept only) | |
-//! | `working_set` | 100 for dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
+//! | `screening` | on for block and dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 (logistic loss: with l1-ratio 1 and no intercept only) | |
+//! | `working_set` | 100 for block and dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
+//! | `split_min` | `max(100000, 8 n)` | block: a working set whose pass visits fewer nonzeros is solved by one worker (splitting it would cost more than it saves); 0 always splits | `>= 0` |
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
 //! | `path` | none | solve for this many `lambda` values, geometric from `lambda_max` down to `lambda`, each from the previous solution | `>= 2` |
@@ -24,7 +25,7 @@
 //! | `max_rounds` | none | stop after this many rounds | `>= 1` |
 //! | `max_seconds` | none | stop after this much training time | `> 0` |
 //! | `gap_every` | auto | rounds between duality-gap checks; auto checks after coordinate work of twice what a check costs | `>= 1` |
-//! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness) | `>= 0` |
+//! | `pipeline_depth` | 0 | rounds pushed ahead of the pull (bounded staleness; block rounds always wait for the previous one's step) | `>= 0` |
 //! | `seed` | 0 | seed of the scheduler's sampling | |
 //! | `max_memory` | none | refuse a run whose estimated memory (model, worker columns, scheduler) exceeds this many bytes | `>= 1` |
 
@@ -84,6 +85,9 @@ impl LogisticUpdate {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SchedulerKind {
+    /// Feature-clustered block coordinate descent: each round, every worker solves its group of
+    /// correlated coordinates of the working set, and the groups' changes are merged by a line search.
+    Block,
     /// STRADS: priority sampling, then the dependency check (dynamic engine).
     Dynamic,
     /// Shotgun: `L` coordinates uniformly at random, no check (dynamic engine, uniform).
@@ -98,6 +102,7 @@ impl SchedulerKind {
     /// The name used on the command line and in summaries.
     pub fn name(self) -> &'static str {
         match self {
+            SchedulerKind::Block => "block",
             SchedulerKind::Dynamic => "dynamic",
             SchedulerKind::Shotgun => "shotgun",
             SchedulerKind::Cyclic => "cyclic",
@@ -184,6 +189,9 @@ pub struct LassoParams {
     pub working_set: Option<usize>,
     /// Anderson extrapolation memory `K`, or `None` (or `Some(0)`) for none.
     pub anderson: Option<usize>,
+    /// Block: nonzeros per pass below which one worker solves the working set, or `None` for
+    /// `max(100000, 8 n)`.
+    pub split_min: Option<u64>,
     /// A regularization path of this many `lambda` values, ending at `lambda`.
     pub path: Option<usize>,
     /// Relative duality gap to stop at.
@@ -214,7 +222,7 @@ impl LassoParams {
             update: LogisticUpdate::Newton,
             path_top: None,
             intercept: false,
-            scheduler: SchedulerKind::Dynamic,
+            scheduler: SchedulerKind::Block,
             set_size: None,
             candidates: None,
             rho: 0.1,
@@ -224,6 +232,7 @@ impl LassoParams {
             screening: None,
             working_set: None,
             anderson: None,
+            split_min: None,
             path: None,
             tol: 1e-6,
             coef_tol: None,
@@ -255,7 +264,8 @@ impl LassoParams {
             return bad(format!("the top of a path must be > 0, got {top}"));
         }
         let anderson_asked = self.anderson.is_some_and(|k| k > 0);
-        if anderson_asked && (self.loss != Loss::Squared || self.l1_ratio < 1.0) {
+        let block = self.scheduler == SchedulerKind::Block;
+        if anderson_asked && !block && (self.loss != Loss::Squared || self.l1_ratio < 1.0) {
             return bad("Anderson extrapolation is implemented for the Lasso only (squared loss, l1-ratio 1)".into());
         }
         if self.screening == Some(true) && self.loss == Loss::Logistic && (self.intercept || self.l1_ratio < 1.0) {
@@ -317,13 +327,15 @@ impl LassoParams {
         }
         // The gap-safe test needs the dual of the whole problem: off by default where it is not implemented.
         let screenable = self.loss == Loss::Squared || (self.l1_ratio >= 1.0 && !self.intercept);
-        let screening = self.screening.unwrap_or(self.scheduler == SchedulerKind::Dynamic && screenable);
+        let prioritized = matches!(self.scheduler, SchedulerKind::Dynamic | SchedulerKind::Block);
+        let screening = self.screening.unwrap_or(prioritized && screenable);
         let working_set = match self.working_set {
             Some(0) => None,
             Some(size) => Some(size),
-            None => (self.scheduler == SchedulerKind::Dynamic).then_some(100),
+            None => prioritized.then_some(100),
         };
         let anderson = match self.anderson {
+            None if block => Some(5),
             None | Some(0) => None,
             Some(k) if k > 64 => return bad(format!("anderson memory must be at most 64, got {k}")),
             Some(k) => Some(k),
@@ -355,7 +367,7 @@ impl CheckedParams {
         match (self.raw.set_size, self.raw.scheduler) {
             (Some(l), _) => l,
             (None, SchedulerKind::Dynamic | SchedulerKind::Sequential) => 1,
-            (None, SchedulerKind::Shotgun | SchedulerKind::Cyclic) => workers.max(1),
+            (None, SchedulerKind::Shotgun | SchedulerKind::Cyclic | SchedulerKind::Block) => workers.max(1),
         }
     }
 
@@ -420,7 +432,15 @@ mod tests {
 
     #[test]
     fn defaults_depend_on_the_scheduler() {
-        let dynamic = LassoParams::new(Lambda::Ratio(0.1)).check().unwrap();
+        let block = LassoParams::new(Lambda::Ratio(0.1)).check().unwrap();
+        assert_eq!(block.raw().scheduler, SchedulerKind::Block, "block is the default");
+        assert_eq!(
+            (block.set_size(4), block.screening, block.working_set, block.anderson),
+            (4, true, Some(100), Some(5))
+        );
+        let mut p = LassoParams::new(Lambda::Ratio(0.1));
+        p.scheduler = SchedulerKind::Dynamic;
+        let dynamic = p.check().unwrap();
         assert_eq!((dynamic.set_size(4), dynamic.candidates(4), dynamic.screening), (1, 2, true));
         let mut p = LassoParams::new(Lambda::Ratio(0.1));
         p.scheduler = SchedulerKind::Shotgun;
@@ -428,6 +448,7 @@ mod tests {
         assert_eq!(dynamic.working_set, Some(100));
         assert_eq!(dynamic.warmup_rounds(100, 4), 0);
         let mut p = LassoParams::new(Lambda::Ratio(0.1));
+        p.scheduler = SchedulerKind::Dynamic;
         p.working_set = Some(0);
         assert_eq!(p.clone().check().unwrap().warmup_rounds(100, 10), 300);
         p.scheduler = SchedulerKind::Shotgun;

@@ -19,6 +19,9 @@
 //! the intercept's Newton decrement. The elastic net's L2 term enters the updates' denominators and
 //! the dual through the conjugate of the penalty, `S(|x_j . u|, n lambda l1_ratio)^2 / (2 n lambda (1 - l1_ratio))`.
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use strads_core::checkpoint::{decode, encode, expect_len};
 use strads_core::{Aggregator, Assignment, BoxError, Program, Pulled, Round, Worker};
@@ -49,6 +52,56 @@ pub enum Task {
     /// Combine the residual snapshots in these slots with these coefficients (Anderson
     /// extrapolation) and report the objective's residual term for the result and for now.
     Extrapolate(Vec<(u8, f64)>),
+    /// Block mode: solve the subproblem of these coordinates against the worker's residual.
+    Solve(SolveTask),
+}
+
+/// A block-mode worker's share of a round: its group of the working set and how far to solve it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolveTask {
+    /// The group's coordinates (sorted; empty for an idle worker).
+    pub coords: Vec<u32>,
+    /// How to solve it.
+    pub spec: SolveSpec,
+    /// Return the residual change as a dense vector (more than one worker holds a residual).
+    pub dense: bool,
+}
+
+/// How far a block-mode round solves its subproblem, as the aggregator sets it at each gap check.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolveSpec {
+    /// `n lambda l1_ratio`, the L1 weight of the unscaled objective.
+    pub alpha: f64,
+    /// `n lambda (1 - l1_ratio)`, its L2 weight.
+    pub ridge: f64,
+    /// Stop once the group's subproblem has an unscaled duality gap below this.
+    pub target: f64,
+    /// Most passes over the group.
+    pub max_epochs: u32,
+    /// Anderson extrapolation over this many differences of passes (0: none).
+    pub anderson: u8,
+    /// Logistic loss: the curvature bound `||x_j||^2 / 4` instead of the exact curvature.
+    pub bound: bool,
+}
+
+/// A block-mode worker's answer: what its group's subproblem moved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Solved {
+    /// Coefficient changes, by coordinate.
+    pub deltas: Vec<(u32, f64)>,
+    /// The change of the residual (squared loss) or margins (logistic), when asked for.
+    pub dr: Vec<f64>,
+    /// The data term's slope along `dr` at the current point: `(r - offset) . dr` (squared),
+    /// `-u . dr` (logistic).
+    pub slope: f64,
+    /// Logistic loss, from the first worker: the curvatures `p_i (1 - p_i)` of every row.
+    pub curvature: Vec<f64>,
+    /// Coordinate updates made.
+    pub updates: u64,
+    /// How much the group's changes alone lower the (unscaled) objective.
+    pub gain: f64,
+    /// Passes made over the group.
+    pub epochs: u32,
 }
 
 /// Column statistics of one shard.
@@ -101,6 +154,8 @@ pub enum Partial {
     Update(Vec<f64>),
     /// Answer to [`Task::Gap`].
     Gap(GapPartial),
+    /// Answer to [`Task::Solve`].
+    Solved(Solved),
     /// Answer to [`Task::Extrapolate`], over the shard.
     Extrapolated {
         /// `||r||^2` of the extrapolated residual.
@@ -129,6 +184,19 @@ pub struct Commit {
     pub snapshot: Option<u8>,
     /// Logistic loss: the scale of the dual point for the next gap check.
     pub dual_scale: Option<f64>,
+    /// Block mode: `deltas` are a round's solved changes, already scaled by the step; they move
+    /// the coefficients, and the residual moves by `step x dr` (or, when `dr` is empty, the one
+    /// worker that solved keeps its own residual).
+    pub solve: Option<SolveStep>,
+}
+
+/// The step a block-mode round takes along its workers' summed changes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolveStep {
+    /// The step, in `(0, 1]`.
+    pub step: f64,
+    /// The summed residual (or margin) change; empty when one worker holds the only residual.
+    pub dr: Vec<f64>,
 }
 
 /// What the aggregator tells the scheduler.
@@ -152,6 +220,13 @@ pub enum Feedback {
         /// Snapshot slots and coefficients of an Anderson extrapolation, when one is due.
         extrapolate: Option<Vec<(u8, f64)>>,
     },
+    /// A block-mode round was pulled.
+    Solved {
+        /// Set when the run should end.
+        stop: Option<Status>,
+        /// The groups were coupled: one worker should solve the whole working set from now on (at this `lambda`).
+        inline: bool,
+    },
     /// An extrapolation was pulled.
     Extrapolated {
         /// Coordinates the accepted extrapolation moved, with their change (empty when refused).
@@ -168,29 +243,51 @@ pub enum Feedback {
         /// A regularization path moved to the next `lambda`: coordinates screened or left out of
         /// the working set come back, and a check at the new `lambda` is due at once.
         restart: bool,
+        /// How far block-mode rounds solve until the next check.
+        spec: SolveSpec,
     },
 }
 
-/// A worker: one row shard of the data and its residuals (or margins).
+/// A worker: one row shard of the data and its residuals (or margins), or in block mode every
+/// row and column, the whole residual and the share of the gap's sums this worker computes.
 pub struct LassoWorker {
-    loss: Loss,
-    x: Columns,
-    y: Vec<f64>,
+    pub(crate) loss: Loss,
+    pub(crate) x: Arc<Columns>,
+    pub(crate) y: Vec<f64>,
     /// Squared loss: residuals without the intercept, the true residual is `r - offset`. Logistic
     /// loss: margins without the intercept, `z = r + offset`.
-    r: Vec<f64>,
-    offset: f64,
+    pub(crate) r: Vec<f64>,
+    pub(crate) offset: f64,
     /// Logistic loss: `u_i = y_i p_i` and `w_i = p_i (1 - p_i)`, `p_i = sigma(-y_i z_i)`.
-    u: Vec<f64>,
-    w: Vec<f64>,
+    pub(crate) u: Vec<f64>,
+    pub(crate) w: Vec<f64>,
     /// Logistic loss: the scale of the dual point `a = s p` the next gap check evaluates.
     dual_scale: f64,
-    col_sum: Vec<f64>,
+    pub(crate) col_sum: Vec<f64>,
     active: Vec<u32>,
     /// Residual snapshots (stored residual and intercept offset) for Anderson extrapolation.
     snapshots: Vec<(Vec<f64>, f64)>,
     /// The extrapolated residual awaiting the aggregator's verdict.
     pending: Option<(Vec<f64>, f64)>,
+    /// Block mode: the share of the sums, the coefficients, and the state of the last solve.
+    pub(crate) block: Option<BlockState>,
+}
+
+/// What a block-mode worker holds besides the data and the residual.
+pub(crate) struct BlockState {
+    /// This worker's index and the number of workers: it sums the columns `j` with `j % workers == index`.
+    pub(crate) index: usize,
+    pub(crate) workers: usize,
+    /// The rows whose residual terms this worker sums.
+    pub(crate) rows: Range<usize>,
+    /// Every coefficient, as committed.
+    pub(crate) beta: Vec<f64>,
+    pub(crate) col_sq: Vec<f64>,
+    pub(crate) col_max: Vec<f64>,
+    /// The residual (margins) and logistic derivatives of the last solve.
+    pub(crate) local: Vec<f64>,
+    pub(crate) local_u: Vec<f64>,
+    pub(crate) local_w: Vec<f64>,
 }
 
 impl LassoWorker {
@@ -201,6 +298,10 @@ impl LassoWorker {
 
     /// A worker for one shard's columns and labels (-1 or 1 for the logistic loss).
     pub fn with_loss(loss: Loss, x: Columns, y: Vec<f64>) -> Self {
+        Self::shared(loss, Arc::new(x), y)
+    }
+
+    fn shared(loss: Loss, x: Arc<Columns>, y: Vec<f64>) -> Self {
         let col_sum = (0..x.cols()).map(|j| x.sum(j)).collect();
         let active = (0..x.cols() as u32).collect();
         let (r, u, w) = match loss {
@@ -220,7 +321,43 @@ impl LassoWorker {
             active,
             snapshots: vec![],
             pending: None,
+            block: None,
         }
+    }
+
+    /// Block mode: worker `index` of `workers`, holding every row and column of the data (`x`
+    /// shared between the workers of one process) and summing the rows `rows` and every
+    /// `workers`-th column for the statistics and gap checks.
+    pub fn block(loss: Loss, x: Arc<Columns>, y: Vec<f64>, index: usize, workers: usize, rows: Range<usize>) -> Self {
+        let mut worker = Self::shared(loss, x, y);
+        let x = &worker.x;
+        worker.block = Some(BlockState {
+            index,
+            workers: workers.max(1),
+            rows,
+            beta: vec![0.0; x.cols()],
+            col_sq: (0..x.cols()).map(|j| x.sq_norm(j)).collect(),
+            col_max: (0..x.cols()).map(|j| x.max_abs(j)).collect(),
+            local: vec![],
+            local_u: vec![],
+            local_w: vec![],
+        });
+        worker
+    }
+
+    /// Whether this worker sums column `j` (always, outside block mode).
+    fn sums_column(&self, j: usize) -> bool {
+        self.block.as_ref().is_none_or(|b| j % b.workers == b.index)
+    }
+
+    /// The rows whose terms this worker sums.
+    fn summed_rows(&self) -> Range<usize> {
+        self.block.as_ref().map_or(0..self.y.len(), |b| b.rows.clone())
+    }
+
+    /// `x_j . r` for the active coordinates this worker sums (0 for the others).
+    fn active_dots(&self) -> Vec<f64> {
+        self.active.iter().map(|&j| if self.sums_column(j as usize) { self.dot(j as usize) } else { 0.0 }).collect()
     }
 
     #[inline]
@@ -245,21 +382,21 @@ impl LassoWorker {
 
     fn logistic_gap(&self) -> GapPartial {
         let (mut loss, mut entropy, mut r_sum, mut curvature) = (0.0, 0.0, 0.0, 0.0);
-        for i in 0..self.y.len() {
+        for i in self.summed_rows() {
             let y = self.y[i];
             loss += log1p_exp(-y * (self.r[i] + self.offset));
             entropy += binary_entropy(self.dual_scale * self.u[i] * y);
             r_sum += self.u[i];
             curvature += self.w[i];
         }
-        let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
+        let xtr = self.active_dots();
         GapPartial { xtr, r_sq: 0.0, r_sum, r_dot_y: 0.0, loss, entropy, curvature }
     }
 }
 
 /// `(u, w) = (y p, p (1 - p))` with `p = sigma(-y z)`, the logistic loss' negative derivative and curvature.
 #[inline]
-fn logistic_derivatives(y: f64, z: f64) -> (f64, f64) {
+pub(crate) fn logistic_derivatives(y: f64, z: f64) -> (f64, f64) {
     let p = 1.0 / (1.0 + (y * z).exp());
     (y * p, p * (1.0 - p))
 }
@@ -272,7 +409,7 @@ pub fn log1p_exp(t: f64) -> f64 {
 
 /// `-a ln a - (1 - a) ln (1 - a)`, 0 at 0 and 1.
 #[inline]
-fn binary_entropy(a: f64) -> f64 {
+pub(crate) fn binary_entropy(a: f64) -> f64 {
     let term = |v: f64| if v > 0.0 { -v * v.ln() } else { 0.0 };
     term(a) + term(1.0 - a)
 }
@@ -282,15 +419,19 @@ impl Worker<LassoProgram> for LassoWorker {
         match task {
             Task::Stats => {
                 let cols = self.x.cols();
+                let mine = |f: &dyn Fn(usize) -> f64| -> Vec<f64> {
+                    (0..cols).map(|j| if self.sums_column(j) { f(j) } else { 0.0 }).collect()
+                };
+                let y = &self.y[self.summed_rows()];
                 Partial::Stats(ShardStats {
-                    rows: self.y.len() as u64,
-                    col_sq: (0..cols).map(|j| self.x.sq_norm(j)).collect(),
-                    col_sum: self.col_sum.clone(),
-                    col_nnz: (0..cols).map(|j| self.x.col_nnz(j) as u64).collect(),
-                    xty: self.x.transpose_mul(&self.y),
-                    y_sum: self.y.iter().sum(),
-                    y_sq: self.y.iter().map(|v| v * v).sum(),
-                    col_max: (0..cols).map(|j| self.x.max_abs(j)).collect(),
+                    rows: y.len() as u64,
+                    col_sq: mine(&|j| self.x.sq_norm(j)),
+                    col_sum: mine(&|j| self.col_sum[j]),
+                    col_nnz: mine(&|j| self.x.col_nnz(j) as f64).into_iter().map(|v| v as u64).collect(),
+                    xty: mine(&|j| self.x.dot(j, &self.y)),
+                    y_sum: y.iter().sum(),
+                    y_sq: y.iter().map(|v| v * v).sum(),
+                    col_max: mine(&|j| self.x.max_abs(j)),
                 })
             }
             Task::Update(coords) => match self.loss {
@@ -308,13 +449,14 @@ impl Worker<LassoProgram> for LassoWorker {
             Task::Gap if self.loss == Loss::Logistic => Partial::Gap(self.logistic_gap()),
             Task::Gap => {
                 let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
-                for (r, y) in self.r.iter().zip(&self.y) {
+                let rows = self.summed_rows();
+                for (r, y) in self.r[rows.clone()].iter().zip(&self.y[rows]) {
                     let r = r - self.offset;
                     r_sq += r * r;
                     r_sum += r;
                     r_dot_y += r * y;
                 }
-                let xtr = self.active.iter().map(|&j| self.dot(j as usize)).collect();
+                let xtr = self.active_dots();
                 Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y, loss: 0.5 * r_sq, entropy: 0.0, curvature: 0.0 })
             }
             Task::Extrapolate(mix) => {
@@ -328,7 +470,8 @@ impl Worker<LassoProgram> for LassoWorker {
                     offset += c * snapshot_offset;
                 }
                 let (mut candidate_sq, mut candidate_sum, mut current_sq) = (0.0, 0.0, 0.0);
-                for (a, r) in candidate.iter().zip(&self.r) {
+                let rows = self.summed_rows();
+                for (a, r) in candidate[rows.clone()].iter().zip(&self.r[rows]) {
                     let (a, r) = (a - offset, r - self.offset);
                     candidate_sq += a * a;
                     candidate_sum += a;
@@ -337,11 +480,23 @@ impl Worker<LassoProgram> for LassoWorker {
                 self.pending = Some((candidate, offset));
                 Partial::Extrapolated { candidate_sq, candidate_sum, current_sq }
             }
+            Task::Solve(task) => Partial::Solved(self.solve(task)),
         }
     }
 
     fn sync(&mut self, _round: Round, commit: &Commit) {
+        if let Some(block) = &mut self.block {
+            for &(j, delta) in &commit.deltas {
+                block.beta[j as usize] += delta;
+            }
+        }
+        if let Some(step) = &commit.solve {
+            self.apply_step(step);
+        }
         match self.loss {
+            _ if commit.solve.is_some() => {
+                self.offset += commit.intercept_delta;
+            }
             Loss::Squared => {
                 for &(j, delta) in &commit.deltas {
                     self.x.axpy(j as usize, -delta, &mut self.r);
@@ -395,19 +550,32 @@ impl Worker<LassoProgram> for LassoWorker {
             (&self.r, self.offset, &self.u, &self.w, self.dual_scale),
             &self.active,
             (&self.snapshots, &self.pending),
+            self.block.as_ref().map(|b| &b.beta),
         ))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
         type Saved = (Vec<f64>, f64, Vec<f64>, Vec<f64>, f64);
         type Snapshots = (Vec<(Vec<f64>, f64)>, Option<(Vec<f64>, f64)>);
-        let ((r, offset, u, w, dual_scale), active, (snapshots, pending)): (Saved, Vec<u32>, Snapshots) =
-            decode(state)?;
+        let ((r, offset, u, w, dual_scale), active, (snapshots, pending), beta): (
+            Saved,
+            Vec<u32>,
+            Snapshots,
+            Option<Vec<f64>>,
+        ) = decode(state)?;
         expect_len("residuals", r.len(), self.r.len())?;
         expect_len("logistic derivatives", u.len(), self.u.len())?;
         expect_len("logistic curvatures", w.len(), self.w.len())?;
         if let Some(&j) = active.iter().find(|&&j| j as usize >= self.x.cols()) {
             return Err(format!("the checkpoint names coordinate {j} but this shard has {}", self.x.cols()).into());
+        }
+        match (&self.block, &beta) {
+            (Some(block), Some(beta)) => expect_len("coefficients", beta.len(), block.beta.len())?,
+            (None, None) => {}
+            _ => return Err("the checkpoint was written by a worker of another scheduler".into()),
+        }
+        if let (Some(block), Some(beta)) = (&mut self.block, beta) {
+            block.beta = beta;
         }
         (self.r, self.offset, self.u, self.w, self.dual_scale) = (r, offset, u, w, dual_scale);
         (self.active, self.snapshots, self.pending) = (active, snapshots, pending);
@@ -478,7 +646,17 @@ pub struct AggregatorSettings {
     /// Solve for this many `lambda` values, from `lambda_max` down to `lambda` (geometric, with
     /// warm starts), when set.
     pub path: Option<usize>,
+    /// Block mode: each round solves the working set's groups, with Anderson extrapolation of their
+    /// passes over this many differences (0: none).
+    pub block: Option<u8>,
 }
+
+/// Block mode: a round's passes stop once the gap of each group's subproblem is below this
+/// fraction of the last duality gap (celer solves its working sets to 0.3 of the outer gap).
+const SOLVE_TARGET: f64 = 0.3;
+
+/// Block mode: most passes over a group in one round.
+const SOLVE_MAX_EPOCHS: u32 = 200;
 
 const NEVER: u64 = u64::MAX;
 
@@ -531,6 +709,8 @@ pub struct LassoAggregator<'o> {
     pub(crate) update_rounds: u64,
     pub(crate) stale_skips: u64,
     pub(crate) status: Option<Status>,
+    pub(crate) split_rounds: u64,
+    pub(crate) dropped_rounds: u64,
 }
 
 /// The model reached at one `lambda` of a regularization path.
@@ -581,7 +761,7 @@ impl<'o> LassoAggregator<'o> {
     ) -> Self {
         // Extrapolation is implemented for the Lasso, and the logistic screening test for l1_ratio 1
         // without an intercept: whatever the caller asks, nothing else runs them.
-        if settings.loss != Loss::Squared || settings.l1_ratio < 1.0 {
+        if settings.loss != Loss::Squared || settings.l1_ratio < 1.0 || settings.block.is_some() {
             settings.anderson = None;
         }
         if settings.loss == Loss::Logistic && (settings.l1_ratio < 1.0 || settings.intercept) {
@@ -626,6 +806,8 @@ impl<'o> LassoAggregator<'o> {
             update_rounds: 0,
             stale_skips: 0,
             status: None,
+            split_rounds: 0,
+            dropped_rounds: 0,
         }
     }
 
@@ -924,6 +1106,104 @@ impl<'o> LassoAggregator<'o> {
         Pulled { commit: Some(Assignment::All(commit)), feedback: Feedback::Extrapolated { changes } }
     }
 
+    /// Block mode: adds up the groups' changes, takes the step along them that lowers the objective
+    /// most (a full step when one group moved, so the round is exact coordinate descent), and
+    /// commits it.
+    fn solve(&mut self, round: Round, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let (mut moves, mut dr, mut slope, mut curvature, mut groups) = (Vec::new(), Vec::new(), 0.0, Vec::new(), 0);
+        let mut gains = 0.0;
+        // Whether every group was solved at its first gap check: given the other groups, each was
+        // (nearly) at its optimum, so what is left lies across the groups, which parallel rounds
+        // cannot reach any faster than one worker solving the whole working set.
+        let mut settled = true;
+        for partial in partials {
+            let Partial::Solved(s) = partial else { continue };
+            self.updates += s.updates;
+            if s.deltas.is_empty() {
+                continue;
+            }
+            groups += 1;
+            gains += s.gain;
+            settled &= s.epochs <= crate::block::GAP_EPOCHS;
+            moves.extend(s.deltas);
+            slope += s.slope;
+            if dr.is_empty() {
+                dr = s.dr;
+            } else {
+                add_into(&mut dr, &s.dr);
+            }
+            if !s.curvature.is_empty() {
+                curvature = s.curvature;
+            }
+        }
+        let mut efficiency = 1.0;
+        let step = if groups <= 1 {
+            1.0
+        } else {
+            let quad = match self.settings.loss {
+                Loss::Squared => dr.iter().map(|d| d * d).sum(),
+                Loss::Logistic => dr.iter().zip(&curvature).map(|(d, w)| w * d * d).sum(),
+            };
+            let pairs: Vec<(f64, f64)> = moves.iter().map(|&(j, d)| (self.beta[j as usize], d)).collect();
+            let line = crate::block::Line { lin: slope, quad, alpha: self.alpha, ridge: self.ridge, moves: &pairs };
+            let step = crate::block::line_search(&line, 1.0 / groups as f64);
+            if gains > 0.0 {
+                efficiency = -line.at(step) / gains;
+            }
+            step
+        };
+        if groups > 1 && efficiency < crate::block::split_efficiency(groups) {
+            // The groups fought: the round is dropped, and redone by one worker.
+            self.update_rounds += 1;
+            self.dropped_rounds += 1;
+            return Pulled { commit: None, feedback: Feedback::Solved { stop: self.status, inline: true } };
+        }
+        self.split_rounds += u64::from(groups > 1);
+        let mut deltas = Vec::with_capacity(moves.len());
+        for (j, d) in moves {
+            let jj = j as usize;
+            let d = step * d;
+            let new = self.beta[jj] + d;
+            if !new.is_finite() {
+                self.status = Some(Status::Diverged);
+                continue;
+            }
+            self.set_beta(jj, new);
+            self.last_commit[jj] = round.index;
+            self.max_change = self.max_change.max(d.abs());
+            self.r_sum -= d * self.col_sum[jj];
+            deltas.push((j, d));
+        }
+        self.update_rounds += 1;
+        let mut intercept_delta = 0.0;
+        if self.settings.intercept && self.n > 0.0 && self.settings.loss == Loss::Squared {
+            intercept_delta = self.r_sum / self.n;
+            self.beta0 += intercept_delta;
+            self.r_sum -= intercept_delta * self.n;
+        }
+        let commit = (!deltas.is_empty() || intercept_delta != 0.0).then(|| {
+            Assignment::All(Commit {
+                deltas,
+                intercept_delta,
+                solve: Some(SolveStep { step, dr }),
+                ..Commit::default()
+            })
+        });
+        Pulled { commit, feedback: Feedback::Solved { stop: self.status, inline: groups > 1 && settled } }
+    }
+
+    /// How far block-mode rounds solve until the next check, given the unscaled gap.
+    fn solve_spec(&self, gap_scaled: f64) -> SolveSpec {
+        SolveSpec {
+            alpha: self.alpha,
+            ridge: self.ridge,
+            target: SOLVE_TARGET * gap_scaled,
+            max_epochs: SOLVE_MAX_EPOCHS,
+            anderson: self.settings.block.unwrap_or(0),
+            bound: self.settings.update == LogisticUpdate::Bound,
+        }
+    }
+
     fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let mut xtr = vec![0.0; self.active.len()];
         let mut total =
@@ -1136,7 +1416,9 @@ impl<'o> LassoAggregator<'o> {
                 ..Commit::default()
             })
         });
-        let feedback = Feedback::Checked { screened: screened_now, working_set, stop: self.status, restart: false };
+        let spec = self.solve_spec(gap_scaled);
+        let feedback =
+            Feedback::Checked { screened: screened_now, working_set, stop: self.status, restart: false, spec };
         Pulled { commit, feedback }
     }
 
@@ -1166,7 +1448,8 @@ impl<'o> LassoAggregator<'o> {
         // The workers' dual scale must be the one the next check is judged by.
         let dual_scale = (self.settings.loss == Loss::Logistic).then_some(self.dual_scale);
         let commit = Commit { unscreen: true, dual_scale, ..Commit::default() };
-        let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true };
+        let spec = self.solve_spec(0.0);
+        let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true, spec };
         Pulled { commit: Some(Assignment::All(commit)), feedback }
     }
 }
@@ -1177,6 +1460,7 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
             Some(Task::Stats) => self.stats(partials),
             Some(Task::Update(coords)) => self.update(round, coords, partials),
             Some(Task::Extrapolate(mix)) => self.extrapolate(round, mix, partials),
+            Some(Task::Solve(_)) => self.solve(round, partials),
             Some(Task::Gap) | None => self.gap(partials),
         }
     }
@@ -1190,7 +1474,7 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
             (&self.last_commit, &self.screened, &self.active, self.l1, self.nonzeros, self.max_change),
             (self.working_set_size, &self.tracked, &self.snapshots, self.updates_since_snapshot, self.extrapolations),
             (&self.grid, self.stage, &self.path, self.last, &self.trace),
-            (self.updates, self.update_rounds, self.stale_skips, self.status),
+            (self.updates, self.update_rounds, self.stale_skips, self.status, self.split_rounds, self.dropped_rounds),
         ))
     }
 
@@ -1204,7 +1488,7 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
             (self.last_commit, self.screened, self.active, self.l1, self.nonzeros, self.max_change),
             (self.working_set_size, self.tracked, self.snapshots, self.updates_since_snapshot, self.extrapolations),
             (self.grid, self.stage, self.path, self.last, self.trace),
-            (self.updates, self.update_rounds, self.stale_skips, self.status),
+            (self.updates, self.update_rounds, self.stale_skips, self.status, self.split_rounds, self.dropped_rounds),
         ) = decode(state)?;
         // The clock goes on from where the saved run stopped.
         self.started = std::time::Instant::now().checked_sub(elapsed).unwrap_or_else(std::time::Instant::now);

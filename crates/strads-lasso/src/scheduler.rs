@@ -1,5 +1,7 @@
 //! The Lasso scheduler: which coordinates each round updates, and when to check the duality gap.
 //!
+//! `block` hands every worker its group of the working set each round (see [`crate::block`]), with
+//! a gap check after every round, since a round solves the working set.
 //! `dynamic` and `shotgun` run on the dynamic engine's [`DynamicScheduler`] (with priorities and
 //! the correlation check, or uniformly without it); `cyclic` and `sequential` run on the static
 //! engine's [`RoundRobin`] plan. All four share the rest: a first statistics round, gap checks
@@ -17,7 +19,8 @@ use strads_core::{BoxError, Decision, Plan, Round, Scheduler, Slot};
 use strads_data::{Columns, SparseRows};
 use strads_engine::{Dependency, DynamicConfig, DynamicScheduler, Priority, RoundRobin, SelectStats};
 
-use crate::program::{Feedback, LassoProgram, Task};
+use crate::block::Grouper;
+use crate::program::{Feedback, LassoProgram, SolveSpec, SolveTask, Task};
 use crate::{CheckedParams, GapEvery, PriorityRule, SchedulerKind, Status};
 
 /// The dependency of two coordinates: `|x_a . x_b| / (||x_a|| ||x_b||)`, the normalized
@@ -181,12 +184,14 @@ enum OrderState<'s> {
     Dynamic { sampler: Cow<'s, DynamicScheduler>, kept: Cow<'s, [u32]>, lists: Cow<'s, [Option<Box<[usize]>>]> },
     Shotgun { sampler: Cow<'s, DynamicScheduler> },
     Cyclic { excluded: Cow<'s, [bool]>, next: u64 },
+    Block { groups: Cow<'s, [Vec<u32>]>, spec: Option<SolveSpec>, inline: bool },
 }
 
 enum Order<'a> {
     Dynamic { sampler: DynamicScheduler, dependency: Box<Correlation<'a>>, rule: PriorityRule },
     Shotgun { sampler: DynamicScheduler },
     Cyclic { plan: RoundRobin, excluded: Vec<bool>, next: u64 },
+    Block { grouper: Box<Grouper>, groups: Vec<Vec<u32>>, spec: Option<SolveSpec>, workers: usize, inline: bool },
 }
 
 /// What bounds a run besides convergence.
@@ -229,12 +234,14 @@ pub struct LassoScheduler<'a> {
 }
 
 impl<'a> LassoScheduler<'a> {
-    /// A scheduler for `features` coordinates; `dependency` (over all rows) is needed by `dynamic` only.
+    /// A scheduler for `features` coordinates; `dependency` (over all rows) is needed by `dynamic`
+    /// only, `grouper` by `block` only.
     pub fn new(
         params: &CheckedParams,
         features: usize,
         workers: usize,
         dependency: Option<Correlation<'a>>,
+        grouper: Option<Grouper>,
         budget: Budget,
     ) -> Self {
         let raw = params.raw();
@@ -249,12 +256,19 @@ impl<'a> LassoScheduler<'a> {
             seed: raw.seed,
         };
         let order = match (raw.scheduler, dependency) {
+            (SchedulerKind::Block, _) if let Some(grouper) = grouper => Order::Block {
+                grouper: Box::new(grouper),
+                groups: vec![],
+                spec: None,
+                workers: workers.max(1),
+                inline: false,
+            },
             (SchedulerKind::Dynamic, Some(dependency)) => Order::Dynamic {
                 sampler: DynamicScheduler::new(config(Priority::Weighted, Some(raw.rho))),
                 dependency: Box::new(dependency),
                 rule: raw.priority,
             },
-            (SchedulerKind::Dynamic | SchedulerKind::Shotgun, _) => {
+            (SchedulerKind::Dynamic | SchedulerKind::Shotgun | SchedulerKind::Block, _) => {
                 Order::Shotgun { sampler: DynamicScheduler::new(config(Priority::Uniform, None)) }
             }
             (SchedulerKind::Cyclic | SchedulerKind::Sequential, _) => Order::Cyclic {
@@ -295,8 +309,36 @@ impl<'a> LassoScheduler<'a> {
     pub fn select_stats(&self) -> SelectStats {
         match &self.order {
             Order::Dynamic { sampler, .. } | Order::Shotgun { sampler } => sampler.stats(),
-            Order::Cyclic { .. } => SelectStats::default(),
+            Order::Cyclic { .. } | Order::Block { .. } => SelectStats::default(),
         }
+    }
+
+    /// Block mode: splits what is left of the working set into the workers' groups.
+    fn regroup(&mut self) {
+        let Order::Block { grouper, groups, workers, inline, .. } = &mut self.order else { return };
+        let coords: Vec<u32> = (0..self.screened.len())
+            .filter(|&j| self.in_working_set[j] && !self.screened[j])
+            .map(|j| j as u32)
+            .collect();
+        *groups = if *inline {
+            let mut groups = vec![vec![]; *workers];
+            groups[0] = coords;
+            groups
+        } else {
+            grouper.groups(&coords, &self.col_nnz, *workers)
+        };
+    }
+
+    /// Block mode: the next round's tasks, or `None` when no group has a coordinate left.
+    fn block_plan(&mut self) -> Option<Vec<Task>> {
+        let Order::Block { groups, spec: Some(spec), workers, .. } = &self.order else { return None };
+        if groups.iter().all(Vec::is_empty) {
+            return None;
+        }
+        let dense = *workers > 1;
+        Some(
+            groups.iter().map(|coords| Task::Solve(SolveTask { coords: coords.clone(), spec: *spec, dense })).collect(),
+        )
     }
 
     /// Removes a coordinate for good (screened out, or a column of zeros).
@@ -313,6 +355,9 @@ impl<'a> LassoScheduler<'a> {
     /// columns is back in play, and a gap check at the new `lambda` comes first.
     fn restart(&mut self) {
         self.final_gap = false;
+        if let Order::Block { inline, .. } = &mut self.order {
+            *inline = false;
+        }
         self.extrapolation = None;
         let mut changes = Vec::with_capacity(self.screened.len());
         for j in 0..self.screened.len() {
@@ -353,6 +398,8 @@ impl<'a> LassoScheduler<'a> {
                     flags[j] = excluded;
                 }
             }
+            // Groups are recut from the working set at every check.
+            Order::Block { .. } => {}
         }
     }
 
@@ -360,6 +407,7 @@ impl<'a> LassoScheduler<'a> {
         match &mut self.order {
             Order::Dynamic { sampler, .. } | Order::Shotgun { sampler } => sampler.set_excluded(j, excluded),
             Order::Cyclic { excluded: flags, .. } => flags[j] = excluded,
+            Order::Block { .. } => {}
         }
     }
 
@@ -382,6 +430,7 @@ impl<'a> LassoScheduler<'a> {
                 }
                 vec![]
             }
+            Order::Block { .. } => vec![],
         }
     }
 
@@ -447,6 +496,21 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             let mix = self.extrapolation.take().unwrap_or_default();
             return Decision::Run(Plan::all(Task::Extrapolate(mix)));
         }
+        if let Order::Block { .. } = self.order {
+            // A round's step needs the previous round's: no pipelining.
+            if slot.in_flight > 0 {
+                return Decision::Wait;
+            }
+            let Some(tasks) = self.block_plan() else {
+                self.final_gap = true;
+                return self.gap(slot);
+            };
+            self.update_rounds += 1;
+            self.rounds_since_gap += 1;
+            // A round solves the working set: the next check follows it.
+            self.check_now = true;
+            return Decision::Run(Plan::each(tasks));
+        }
         let coords = self.next_coords();
         if coords.is_empty() {
             if slot.in_flight > 0 {
@@ -472,8 +536,9 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     self.screen(j);
                 }
                 self.ready = true;
-                // A working set comes from a gap check: the first one is made at once.
-                self.check_now = self.working_sets;
+                // A working set (and a block round's target) comes from a gap check: the first one
+                // is made at once.
+                self.check_now = self.working_sets || matches!(self.order, Order::Block { .. });
             }
             Feedback::Updated { changes, mean_nonzero, stop, extrapolate } => {
                 if extrapolate.is_some() {
@@ -489,7 +554,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                         sampler.set_base(rule.base(mean_nonzero));
                     }
                     Order::Shotgun { sampler } => sampler.complete(&coords),
-                    Order::Cyclic { .. } => {}
+                    Order::Cyclic { .. } | Order::Block { .. } => {}
                 }
                 if let Some(stop) = stop {
                     self.status = Some(stop);
@@ -505,8 +570,23 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     }
                 }
             }
-            Feedback::Checked { screened, working_set, stop, restart } => {
+            Feedback::Solved { stop, inline: coupled } => {
+                if coupled && let Order::Block { inline, .. } = &mut self.order {
+                    // One worker solves the same working set next, without a check in between.
+                    *inline = true;
+                    self.check_now = false;
+                    self.regroup();
+                }
+                if let Some(stop) = stop {
+                    self.status = Some(stop);
+                    self.done = true;
+                }
+            }
+            Feedback::Checked { screened, working_set, stop, restart, spec: next } => {
                 self.gap_pending = false;
+                if let Order::Block { spec, .. } = &mut self.order {
+                    *spec = Some(next);
+                }
                 if restart {
                     self.restart();
                     return;
@@ -519,6 +599,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 if let Some(set) = working_set {
                     self.set_working_set(&set);
                 }
+                self.regroup();
                 if let Some(stop) = stop {
                     self.status = Some(stop);
                     self.done = true;
@@ -543,6 +624,9 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             Order::Shotgun { sampler } => OrderState::Shotgun { sampler: Cow::Borrowed(sampler) },
             Order::Cyclic { excluded, next, .. } => {
                 OrderState::Cyclic { excluded: Cow::Borrowed(excluded), next: *next }
+            }
+            Order::Block { groups, spec, inline, .. } => {
+                OrderState::Block { groups: Cow::Borrowed(groups), spec: *spec, inline: *inline }
             }
         };
         encode(&(
@@ -576,6 +660,15 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             (Order::Cyclic { excluded, next, .. }, OrderState::Cyclic { excluded: saved, next: saved_next }) => {
                 expect_len("excluded coordinates", saved.len(), excluded.len())?;
                 (*excluded, *next) = (saved.into_owned(), saved_next);
+            }
+            (
+                Order::Block { groups, spec, inline, .. },
+                OrderState::Block { groups: saved, spec: saved_spec, inline: saved_inline },
+            ) => {
+                if let Some(&j) = saved.iter().flatten().find(|&&j| j as usize >= features) {
+                    return Err(format!("the checkpoint names coordinate {j} of {features}").into());
+                }
+                (*groups, *spec, *inline) = (saved.into_owned(), saved_spec, saved_inline);
             }
             _ => return Err("the checkpoint was written by another scheduler".into()),
         }

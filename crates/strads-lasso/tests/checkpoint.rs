@@ -50,6 +50,7 @@ fn base(loss: Loss, scheduler: SchedulerKind) -> LassoParams {
     p.scheduler = scheduler;
     p.tol = 1e-9;
     p.set_size = if scheduler == SchedulerKind::Sequential { None } else { Some(4) };
+    p.split_min = Some(0);
     p
 }
 
@@ -57,8 +58,13 @@ fn base(loss: Loss, scheduler: SchedulerKind) -> LassoParams {
 fn every_scheduler_and_loss_resumes_bit_for_bit() {
     let regression = generate(&spec(1)).data;
     let classes = generate_classes(&spec(2)).data;
-    for scheduler in [SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential]
-    {
+    for scheduler in [
+        SchedulerKind::Block,
+        SchedulerKind::Dynamic,
+        SchedulerKind::Shotgun,
+        SchedulerKind::Cyclic,
+        SchedulerKind::Sequential,
+    ] {
         for (loss, data) in [(Loss::Squared, &regression), (Loss::Logistic, &classes)] {
             let params = base(loss, scheduler);
             for workers in [1, 2] {

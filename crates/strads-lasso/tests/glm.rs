@@ -9,8 +9,13 @@ use strads_lasso::{
 };
 use strads_runtime::Embedded;
 
-const ALL: [SchedulerKind; 4] =
-    [SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential];
+const ALL: [SchedulerKind; 5] = [
+    SchedulerKind::Block,
+    SchedulerKind::Dynamic,
+    SchedulerKind::Shotgun,
+    SchedulerKind::Cyclic,
+    SchedulerKind::Sequential,
+];
 
 fn spec(seed: u64) -> GeneratorSpec {
     GeneratorSpec { rows: 240, features: 120, block: 4, correlation: 0.3, density: 0.3, support: 10, noise: 0.5, seed }
@@ -34,6 +39,8 @@ fn params(loss: Loss, scheduler: SchedulerKind, lambda: Lambda, l1_ratio: f64, i
     p.intercept = intercept;
     p.tol = 1e-11;
     p.set_size = if scheduler == SchedulerKind::Sequential { None } else { Some(4) };
+    // Block: split every working set between the workers, however small the test problem.
+    p.split_min = Some(0);
     p
 }
 

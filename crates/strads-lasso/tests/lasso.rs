@@ -7,8 +7,13 @@ use strads_lasso::{
 };
 use strads_runtime::Embedded;
 
-const ALL: [SchedulerKind; 4] =
-    [SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential];
+const ALL: [SchedulerKind; 5] = [
+    SchedulerKind::Block,
+    SchedulerKind::Dynamic,
+    SchedulerKind::Shotgun,
+    SchedulerKind::Cyclic,
+    SchedulerKind::Sequential,
+];
 
 fn problem(correlation: f64, seed: u64) -> Dataset {
     let spec =
@@ -51,6 +56,8 @@ fn params(scheduler: SchedulerKind, lambda: f64, intercept: bool) -> LassoParams
     p.intercept = intercept;
     p.tol = 1e-11;
     p.set_size = if scheduler == SchedulerKind::Sequential { None } else { Some(4) };
+    // Block: split every working set between the workers, however small the test problem.
+    p.split_min = Some(0);
     p
 }
 
@@ -120,6 +127,46 @@ fn shotgun_diverges_where_the_dependency_check_does_not() {
     let dynamic = run(&data, p, 2);
     assert_eq!(dynamic.status, Status::Converged, "{} rounds, gap {}", dynamic.rounds, dynamic.duality_gap);
     assert!(dynamic.rejected > 0);
+}
+
+#[test]
+fn block_rounds_split_between_workers_and_reach_the_optimum() {
+    // Weakly correlated columns: split rounds are kept. Strongly correlated ones: they may be
+    // dropped and solved by one worker; either way the optimum is the sequential solver's.
+    let tall = GeneratorSpec {
+        rows: 3000,
+        features: 60,
+        block: 5,
+        correlation: 0.2,
+        density: 0.5,
+        support: 20,
+        noise: 0.5,
+        seed: 5,
+    };
+    for (data, weak) in [(generate(&tall).data, true), (strongly_correlated(), false)] {
+        let lambda = lambda_max(&data, false) / 30.0;
+        let (beta, beta0) = cyclic_descent(&data, lambda, false, 1e-13, 100_000);
+        let optimum = objective(&data, &beta, beta0, lambda);
+        for workers in [1, 2, 4] {
+            let model = run(&data, params(SchedulerKind::Block, lambda, false), workers);
+            let label = format!("weak={weak} P={workers}");
+            assert_eq!(model.status, Status::Converged, "{label}");
+            let reached = objective(&data, &model.beta, model.intercept, lambda);
+            assert!((reached - optimum).abs() <= 1e-8 * optimum, "{label}: {reached} vs {optimum}");
+            assert!(kkt_violation(&data, &model.beta, model.intercept, lambda, false) <= 1e-4 * lambda, "{label}");
+            if workers == 1 {
+                assert_eq!((model.split_rounds, model.dropped_rounds), (0, 0), "{label}");
+            } else if weak {
+                assert!(model.split_rounds > 0, "{label}: {} dropped", model.dropped_rounds);
+            }
+        }
+    }
+    // With the default threshold a problem this small is solved by one worker.
+    let data = problem(0.2, 5);
+    let mut p = params(SchedulerKind::Block, lambda_max(&data, false) / 30.0, false);
+    p.split_min = None;
+    let model = run(&data, p, 2);
+    assert_eq!((model.split_rounds, model.split_min), (0, 100_000));
 }
 
 #[test]

@@ -129,12 +129,12 @@ pub struct LassoArgs {
     #[arg(long)]
     pub intercept: bool,
     /// Which coordinates each round updates.
-    #[arg(long, value_enum, default_value = "dynamic")]
+    #[arg(long, value_enum, default_value = "block")]
     pub scheduler: SchedulerArg,
     /// Worker threads, each owning a shard of the rows.
     #[arg(long, value_name = "P", default_value_t = 1)]
     pub workers: usize,
-    /// Coordinates updated in parallel per round, L [default: 1; shotgun and cyclic: P].
+    /// Coordinates updated in parallel per round, L [default: 1; shotgun and cyclic: P; unused by block].
     #[arg(long, value_name = "L")]
     pub set_size: Option<usize>,
     /// Candidates sampled before the dependency check, L' >= L [default: 2 L].
@@ -165,13 +165,18 @@ pub struct LassoArgs {
     pub screening: Option<Switch>,
     /// Working sets: until each gap check, only the coordinates closest to their optimality bound
     /// (at least N, and twice the nonzeros) are scheduled; off schedules every coordinate [default:
-    /// 100 for dynamic, off for the baselines].
+    /// 100 for block and dynamic, off for the baselines].
     #[arg(long, value_name = "N|off")]
     pub working_set: Option<String>,
     /// Anderson extrapolation of the iterates over K passes of the working set (or of every
-    /// coordinate), kept only when it lowers the objective; pays off with cyclic [default: off].
+    /// coordinate), kept only when it lowers the objective; block extrapolates each round's passes
+    /// [default: 5 for block, off otherwise].
     #[arg(long, value_name = "K|off")]
     pub anderson: Option<String>,
+    /// Block: a working set whose pass visits fewer nonzeros is solved by one worker; 0 always
+    /// splits it between the workers [default: max(100000, 8 x rows)].
+    #[arg(long, value_name = "N")]
+    pub split_min: Option<u64>,
     /// Stop when the relative duality gap is at most this.
     #[arg(long, value_name = "T", default_value = "1e-6", allow_negative_numbers = true)]
     pub tol: f64,
@@ -374,6 +379,8 @@ pub enum HeaderArg {
 /// Lasso schedulers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SchedulerArg {
+    /// Each worker solves a group of correlated coordinates of the working set per round.
+    Block,
     /// STRADS: priority sampling and the correlation check.
     Dynamic,
     /// L coordinates uniformly at random, no check.

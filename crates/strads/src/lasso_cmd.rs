@@ -98,6 +98,7 @@ impl Settings {
         params.l1_ratio = args.l1_ratio;
         params.intercept = args.intercept;
         params.scheduler = match args.scheduler {
+            SchedulerArg::Block => SchedulerKind::Block,
             SchedulerArg::Dynamic => SchedulerKind::Dynamic,
             SchedulerArg::Shotgun => SchedulerKind::Shotgun,
             SchedulerArg::Cyclic => SchedulerKind::Cyclic,
@@ -124,6 +125,7 @@ impl Settings {
                 _ => return Err(Failure::input(format!("--anderson must be a positive number or off, got '{text}'"))),
             },
         };
+        params.split_min = args.split_min;
         params.working_set = match args.working_set.as_deref() {
             None => None,
             Some("off") => Some(0),
@@ -243,6 +245,12 @@ pub struct Summary {
     pub extrapolations_kept: u64,
     /// Anderson extrapolations refused (they would not have lowered the objective).
     pub extrapolations_refused: u64,
+    /// Block: nonzeros per pass below which one worker solves the working set.
+    pub split_min: u64,
+    /// Block: rounds split between workers (kept).
+    pub split_rounds: u64,
+    /// Block: split rounds dropped because the groups' changes fought; one worker solved on.
+    pub dropped_rounds: u64,
     /// Coordinates per round.
     pub set_size: usize,
     /// Candidates per round.
@@ -404,6 +412,9 @@ pub fn summary(
         stale_skips: fit.stale_skips,
         extrapolations_kept: fit.extrapolations.0,
         extrapolations_refused: fit.extrapolations.1,
+        split_min: fit.split_min,
+        split_rounds: fit.split_rounds,
+        dropped_rounds: fit.dropped_rounds,
         set_size: fit.set_size,
         candidates: fit.candidates,
         rho: raw.rho,
@@ -620,8 +631,12 @@ fn load_training(path: &Path, settings: &Settings) -> Result<(Box<dyn RowSource>
     if let Some(mpi) = runtime::job()
         && matches!(strads_data::detect_format(path, settings.load.format)?, Format::Libsvm)
     {
-        let dynamic = settings.params.raw().scheduler == strads_lasso::SchedulerKind::Dynamic;
-        let mut rows = crate::shares::load_libsvm(&mpi, path, settings.load.index_base, settings.workers, dynamic)?;
+        let whole = match settings.params.raw().scheduler {
+            strads_lasso::SchedulerKind::Dynamic => crate::shares::WholeOn::Leader,
+            strads_lasso::SchedulerKind::Block => crate::shares::WholeOn::Everywhere,
+            _ => crate::shares::WholeOn::Nowhere,
+        };
+        let mut rows = crate::shares::load_libsvm(&mpi, path, settings.load.index_base, settings.workers, whole)?;
         let labels = match settings.params.raw().loss {
             Loss::Logistic => {
                 let distinct = crate::shares::distinct_labels(&mpi, rows.labels())?;

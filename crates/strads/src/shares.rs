@@ -180,14 +180,25 @@ fn rank_range(shards: &[Range<usize>], threads: usize, rank: usize) -> Range<usi
     shards[rank * threads].start..shards[rank * threads + threads - 1].end
 }
 
+/// Which ranks also gather every row of a LIBSVM file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WholeOn {
+    /// None: each rank keeps its workers' rows only.
+    Nowhere,
+    /// Rank 0 (the dynamic Lasso scheduler scores correlations between columns).
+    Leader,
+    /// Every rank (the block Lasso scheduler gives every worker every row).
+    Everywhere,
+}
+
 /// Reads this rank's rows of the LIBSVM file at `path` for a run of `workers` workers spread
-/// evenly over the ranks; `whole_on_leader` also gathers every row on rank 0.
+/// evenly over the ranks; `whole` says which ranks also gather every row.
 pub fn load_libsvm(
     mpi: &Mpi,
     path: &Path,
     base: IndexBase,
     workers: usize,
-    whole_on_leader: bool,
+    whole: WholeOn,
 ) -> Result<RankRows, Failure> {
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     let (share, before) = read_share(mpi, path)?;
@@ -209,22 +220,27 @@ pub fn load_libsvm(
     let threads = workers / ranks;
     let shards = balanced_ranges(&weights, workers);
     let mut outgoing: Vec<Rows> = (0..ranks).map(|_| Rows::default()).collect();
-    let mut to_leader = Rows::default();
+    let mut mine = Rows::default();
     for row in 0..matrix.rows() {
         outgoing[owner_of(&shards, threads, offset + row)].push(&matrix, &labels, row);
-        if whole_on_leader {
-            to_leader.push(&matrix, &labels, row);
+        if whole != WholeOn::Nowhere {
+            mine.push(&matrix, &labels, row);
         }
     }
     drop(matrix);
     let local = gather_rows(mpi.exchange(outgoing).map_err(transport)?, features, path)?;
-    let whole = if whole_on_leader {
-        let mut parts: Vec<Rows> = (0..ranks).map(|_| Rows::default()).collect();
-        parts[0] = to_leader;
-        let received = mpi.exchange(parts).map_err(transport)?;
-        if rank == 0 { Some(gather_rows(received, features, path)?) } else { None }
-    } else {
-        None
+    let whole = match whole {
+        WholeOn::Nowhere => None,
+        WholeOn::Leader => {
+            let mut parts: Vec<Rows> = (0..ranks).map(|_| Rows::default()).collect();
+            parts[0] = mine;
+            let received = mpi.exchange(parts).map_err(transport)?;
+            if rank == 0 { Some(gather_rows(received, features, path)?) } else { None }
+        }
+        WholeOn::Everywhere => {
+            let received: Vec<Rows> = mpi.all_gather(&mine).map_err(transport)?;
+            Some(gather_rows(received, features, path)?)
+        }
     };
     let first = rank_range(&shards, threads, rank).start;
     Ok(RankRows { rows, features, weights, first, local, whole, bytes_read })

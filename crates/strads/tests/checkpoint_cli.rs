@@ -56,7 +56,7 @@ fn apps(dir: &Path) -> Vec<App> {
             "lasso",
             &["lasso", "--data", &svm, "--lambda-ratio", "0.01", "--tol", "1e-10"],
             &["coefficients.csv", "model.json"],
-            "200",
+            "3",
         ),
         app(
             "logreg",
@@ -235,7 +235,7 @@ fn damaged_checkpoints_and_changed_settings_are_refused() {
     let lasso = &apps[0];
     let checkpoints = dir.path().join("ck");
     let out = dir.path().join("out");
-    let output = command(lasso, &checkpointed(&out, &checkpoints, "50")).output().unwrap();
+    let output = command(lasso, &checkpointed(&out, &checkpoints, "3")).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let file = checkpoints.join("checkpoint.strads");
     let good = std::fs::read(&file).unwrap();

@@ -54,7 +54,8 @@ fn a_run_writes_summary_trace_and_coefficients() {
     for key in ["objective", "duality_gap", "lambda", "nnz", "rounds", "updates", "seconds", "scheduler", "workers"] {
         assert!(summary.get(key).is_some(), "summary.json lacks {key}");
     }
-    assert_eq!(summary["scheduler"], "dynamic");
+    assert_eq!(summary["scheduler"], "block");
+    assert_eq!(summary["split_min"], 100_000, "the split threshold chosen is reported");
     assert_eq!(summary["workers"], 2);
     assert!(summary["duality_gap"].as_f64().unwrap() <= 1e-8);
 
@@ -211,7 +212,7 @@ fn help_describes_every_option_with_its_default() {
     ] {
         assert!(help.contains(option), "lasso --help lacks {option}");
     }
-    for default in ["[default: dynamic]", "[default: 1]", "[default: 0.1]", "[default: 1e-6]", "[default: auto]"] {
+    for default in ["[default: block]", "[default: 1]", "[default: 0.1]", "[default: 1e-6]", "[default: auto]"] {
         assert!(help.contains(default), "lasso --help lacks {default}");
     }
     let top = String::from_utf8(strads(&["--help"]).stdout).unwrap();

@@ -79,7 +79,7 @@ fn print_config_round_trips() {
     assert!(printed.status.success(), "{}", stderr(&printed));
     let text = String::from_utf8_lossy(&printed.stdout).into_owned();
     assert!(
-        text.contains("lambda = 0.01\n") && text.contains("path = 5\n") && text.contains("scheduler = \"dynamic\"\n"),
+        text.contains("lambda = 0.01\n") && text.contains("path = 5\n") && text.contains("scheduler = \"block\"\n"),
         "{text}"
     );
     assert!(!Path::new("x").exists(), "--print-config runs nothing");
