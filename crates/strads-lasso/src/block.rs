@@ -21,15 +21,18 @@ use crate::Loss;
 use crate::program::{LassoWorker, SolveStep, SolveTask, Solved, logistic_derivatives, soft_threshold};
 
 /// Sketch length: 64 random signs per row, so a sketched correlation has a standard deviation of
-/// about `1/8` and filters the pairs worth an exact dot product.
+/// about `1/8` (an uncorrelated pair passes `GROUP_RHO` with probability 6e-5). Grouping is a
+/// heuristic (the line search keeps any grouping correct), so sketched correlations are not
+/// checked exactly: on text data the columns a first working set picks are long, and exact
+/// products of their pairs would cost more than the round.
 const SKETCH: usize = 64;
+
+/// Sketches read about this many rows (a fixed sample of them on taller data): a correlation
+/// estimated from 4096 rows is as good as the sketch itself.
+const SKETCH_ROWS: usize = 4096;
 
 /// Coordinates whose columns correlate at least this much (in absolute value) share a group.
 pub const GROUP_RHO: f64 = 0.5;
-
-/// A sketched correlation below this is not checked exactly (1.6 standard deviations under
-/// `GROUP_RHO`; an uncorrelated pair passes it with probability 0.016).
-const SKETCH_FILTER: f32 = 0.3;
 
 /// Once this many coordinates have been seen, a new one is compared with its neighbours in sketch
 /// order only, not with every coordinate seen.
@@ -63,11 +66,12 @@ pub fn split_efficiency(groups: usize) -> f64 {
 /// Splits working sets into groups of correlated coordinates, balanced by nonzeros.
 ///
 /// Which pairs are correlated is found once per pair: each coordinate entering a working set for
-/// the first time is compared with every coordinate seen before (a sketched correlation first, an
-/// exact one for the pairs it does not rule out), and its links are kept for later working sets.
+/// the first time is compared with every coordinate seen before (by sketched correlations), and
+/// its links are kept for later working sets.
 pub struct Grouper {
     x: Arc<Columns>,
-    norm: Vec<f64>,
+    /// Rows are sketched when the top half of their hash is below this.
+    kept_rows: u64,
     row_signs: Vec<u64>,
     sketches: FxHashMap<u32, [f32; SKETCH]>,
     /// Coordinates compared with each other so far, in the order they came.
@@ -81,12 +85,13 @@ impl Grouper {
     /// visits fewer than `split_min` nonzeros (default `max(SPLIT_MIN_NNZ, INLINE_ROWS_FACTOR n)`)
     /// go whole to the first worker.
     pub fn new(x: Arc<Columns>, seed: u64, split_min: Option<u64>) -> Self {
-        let norm = (0..x.cols()).map(|j| x.sq_norm(j).sqrt()).collect();
+        // The same rows for every column: `kept_rows / 2^32` of them.
+        let kept_rows = ((SKETCH_ROWS as f64 / x.rows().max(1) as f64).min(1.0) * (1u64 << 32) as f64) as u64;
         let row_signs = (0..x.rows() as u64).map(|i| splitmix(seed ^ splitmix(i))).collect();
         let split_min = split_min.unwrap_or_else(|| default_split_min(x.rows()));
         Grouper {
             x,
-            norm,
+            kept_rows,
             row_signs,
             sketches: FxHashMap::default(),
             seen: vec![],
@@ -100,26 +105,24 @@ impl Grouper {
             return *s;
         }
         let mut acc = [0.0f64; SKETCH];
-        let signs = &self.row_signs;
+        let mut sq = 0.0;
+        let (signs, kept) = (&self.row_signs, self.kept_rows);
         self.x.for_each_entry(j as usize, |i, v| {
             let bits = signs[i];
+            if splitmix(bits) >> 32 >= kept {
+                return;
+            }
+            sq += v * v;
             for (c, a) in acc.iter_mut().enumerate() {
                 *a += if bits >> c & 1 == 1 { v } else { -v };
             }
         });
-        let scale =
-            if self.norm[j as usize] > 0.0 { 1.0 / (self.norm[j as usize] * (SKETCH as f64).sqrt()) } else { 0.0 };
+        let scale = if sq > 0.0 { 1.0 / (sq * SKETCH as f64).sqrt() } else { 0.0 };
         let mut s = [0.0f32; SKETCH];
         for (s, a) in s.iter_mut().zip(acc) {
             *s = (a * scale) as f32;
         }
         s
-    }
-
-    /// `|x_a . x_b| / (||x_a|| ||x_b||)`.
-    fn correlation(&self, a: u32, b: u32) -> f64 {
-        let d = self.norm[a as usize] * self.norm[b as usize];
-        if d > 0.0 { (self.x.dot_columns(a as usize, b as usize) / d).abs() } else { 0.0 }
     }
 
     /// Splits `coords` (sorted) into `workers` groups, each sorted: coordinates correlated at
@@ -203,7 +206,7 @@ impl Grouper {
         for (a, b) in pairs {
             let (sa, sb) = (&self.sketches[&a], &self.sketches[&b]);
             let dot: f32 = sa.iter().zip(sb).map(|(x, y)| x * y).sum();
-            if dot.abs() >= SKETCH_FILTER && self.correlation(a, b) >= GROUP_RHO {
+            if f64::from(dot.abs()) >= GROUP_RHO {
                 let links = &mut self.links;
                 if let Some(l) = links.get_mut(&a)
                     && !l.contains(&b)

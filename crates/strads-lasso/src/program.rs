@@ -226,6 +226,8 @@ pub enum Feedback {
         stop: Option<Status>,
         /// The groups were coupled: one worker should solve the whole working set from now on (at this `lambda`).
         inline: bool,
+        /// The round was split between workers and kept.
+        split: bool,
     },
     /// An extrapolation was pulled.
     Extrapolated {
@@ -1156,7 +1158,10 @@ impl<'o> LassoAggregator<'o> {
             // The groups fought: the round is dropped, and redone by one worker.
             self.update_rounds += 1;
             self.dropped_rounds += 1;
-            return Pulled { commit: None, feedback: Feedback::Solved { stop: self.status, inline: true } };
+            return Pulled {
+                commit: None,
+                feedback: Feedback::Solved { stop: self.status, inline: true, split: false },
+            };
         }
         self.split_rounds += u64::from(groups > 1);
         let mut deltas = Vec::with_capacity(moves.len());
@@ -1189,7 +1194,8 @@ impl<'o> LassoAggregator<'o> {
                 ..Commit::default()
             })
         });
-        Pulled { commit, feedback: Feedback::Solved { stop: self.status, inline: groups > 1 && settled } }
+        let feedback = Feedback::Solved { stop: self.status, inline: groups > 1 && settled, split: groups > 1 };
+        Pulled { commit, feedback }
     }
 
     /// How far block-mode rounds solve until the next check, given the unscaled gap.

@@ -184,14 +184,33 @@ enum OrderState<'s> {
     Dynamic { sampler: Cow<'s, DynamicScheduler>, kept: Cow<'s, [u32]>, lists: Cow<'s, [Option<Box<[usize]>>]> },
     Shotgun { sampler: Cow<'s, DynamicScheduler> },
     Cyclic { excluded: Cow<'s, [bool]>, next: u64 },
-    Block { groups: Cow<'s, [Vec<u32>]>, spec: Option<SolveSpec>, inline: bool },
+    Block { groups: Cow<'s, [Vec<u32>]>, spec: Option<SolveSpec>, inline: bool, proven: bool },
 }
 
 enum Order<'a> {
-    Dynamic { sampler: DynamicScheduler, dependency: Box<Correlation<'a>>, rule: PriorityRule },
-    Shotgun { sampler: DynamicScheduler },
-    Cyclic { plan: RoundRobin, excluded: Vec<bool>, next: u64 },
-    Block { grouper: Box<Grouper>, groups: Vec<Vec<u32>>, spec: Option<SolveSpec>, workers: usize, inline: bool },
+    Dynamic {
+        sampler: DynamicScheduler,
+        dependency: Box<Correlation<'a>>,
+        rule: PriorityRule,
+    },
+    Shotgun {
+        sampler: DynamicScheduler,
+    },
+    Cyclic {
+        plan: RoundRobin,
+        excluded: Vec<bool>,
+        next: u64,
+    },
+    Block {
+        grouper: Box<Grouper>,
+        groups: Vec<Vec<u32>>,
+        spec: Option<SolveSpec>,
+        workers: usize,
+        /// The groups were found coupled at this `lambda`: one worker solves the working set.
+        inline: bool,
+        /// A split round was kept at this `lambda`; until one is, split rounds are short probes.
+        proven: bool,
+    },
 }
 
 /// What bounds a run besides convergence.
@@ -262,6 +281,7 @@ impl<'a> LassoScheduler<'a> {
                 spec: None,
                 workers: workers.max(1),
                 inline: false,
+                proven: false,
             },
             (SchedulerKind::Dynamic, Some(dependency)) => Order::Dynamic {
                 sampler: DynamicScheduler::new(config(Priority::Weighted, Some(raw.rho))),
@@ -331,14 +351,17 @@ impl<'a> LassoScheduler<'a> {
 
     /// Block mode: the next round's tasks, or `None` when no group has a coordinate left.
     fn block_plan(&mut self) -> Option<Vec<Task>> {
-        let Order::Block { groups, spec: Some(spec), workers, .. } = &self.order else { return None };
+        let Order::Block { groups, spec: Some(spec), workers, proven, .. } = &self.order else { return None };
         if groups.iter().all(Vec::is_empty) {
             return None;
         }
         let dense = *workers > 1;
-        Some(
-            groups.iter().map(|coords| Task::Solve(SolveTask { coords: coords.clone(), spec: *spec, dense })).collect(),
-        )
+        let mut spec = *spec;
+        if !*proven && groups.iter().filter(|g| !g.is_empty()).count() > 1 {
+            // A first split round is a probe: a few passes tell whether the groups fight.
+            spec.max_epochs = spec.max_epochs.min(crate::block::GAP_EPOCHS);
+        }
+        Some(groups.iter().map(|coords| Task::Solve(SolveTask { coords: coords.clone(), spec, dense })).collect())
     }
 
     /// Removes a coordinate for good (screened out, or a column of zeros).
@@ -355,8 +378,8 @@ impl<'a> LassoScheduler<'a> {
     /// columns is back in play, and a gap check at the new `lambda` comes first.
     fn restart(&mut self) {
         self.final_gap = false;
-        if let Order::Block { inline, .. } = &mut self.order {
-            *inline = false;
+        if let Order::Block { inline, proven, .. } = &mut self.order {
+            (*inline, *proven) = (false, false);
         }
         self.extrapolation = None;
         let mut changes = Vec::with_capacity(self.screened.len());
@@ -570,7 +593,10 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                     }
                 }
             }
-            Feedback::Solved { stop, inline: coupled } => {
+            Feedback::Solved { stop, inline: coupled, split } => {
+                if let Order::Block { proven, .. } = &mut self.order {
+                    *proven |= split;
+                }
                 if coupled && let Order::Block { inline, .. } = &mut self.order {
                     // One worker solves the same working set next, without a check in between.
                     *inline = true;
@@ -625,8 +651,8 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             Order::Cyclic { excluded, next, .. } => {
                 OrderState::Cyclic { excluded: Cow::Borrowed(excluded), next: *next }
             }
-            Order::Block { groups, spec, inline, .. } => {
-                OrderState::Block { groups: Cow::Borrowed(groups), spec: *spec, inline: *inline }
+            Order::Block { groups, spec, inline, proven, .. } => {
+                OrderState::Block { groups: Cow::Borrowed(groups), spec: *spec, inline: *inline, proven: *proven }
             }
         };
         encode(&(
@@ -662,13 +688,13 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
                 (*excluded, *next) = (saved.into_owned(), saved_next);
             }
             (
-                Order::Block { groups, spec, inline, .. },
-                OrderState::Block { groups: saved, spec: saved_spec, inline: saved_inline },
+                Order::Block { groups, spec, inline, proven, .. },
+                OrderState::Block { groups: saved, spec: saved_spec, inline: saved_inline, proven: saved_proven },
             ) => {
                 if let Some(&j) = saved.iter().flatten().find(|&&j| j as usize >= features) {
                     return Err(format!("the checkpoint names coordinate {j} of {features}").into());
                 }
-                (*groups, *spec, *inline) = (saved.into_owned(), saved_spec, saved_inline);
+                (*groups, *spec, *inline, *proven) = (saved.into_owned(), saved_spec, saved_inline, saved_proven);
             }
             _ => return Err("the checkpoint was written by another scheduler".into()),
         }

@@ -94,8 +94,21 @@ fn lasso_and_logreg_on_ranks_equal_embedded() {
     generate(&["gen", "lasso", "--out", &svm, "--rows", "600", "--features", "800"]);
     generate(&["gen", "lasso", "--classes", "--out", &classes, "--rows", "600", "--features", "500", "--seed", "3"]);
     let model = ["coefficients.csv", "model.json"];
-    for scheduler in ["dynamic", "shotgun", "cyclic"] {
-        let args = ["lasso", "--data", &svm, "--lambda-ratio", "0.02", "--scheduler", scheduler, "--tol", "1e-9"];
+    // Block with every working set split between the workers, so that the groups' merge runs on ranks.
+    for scheduler in ["block", "dynamic", "shotgun", "cyclic"] {
+        let args = [
+            "lasso",
+            "--data",
+            &svm,
+            "--lambda-ratio",
+            "0.02",
+            "--scheduler",
+            scheduler,
+            "--tol",
+            "1e-9",
+            "--split-min",
+            "0",
+        ];
         for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
             same_model(dir.path(), &format!("lasso-{scheduler}"), &args, &model, ranks, threads);
         }
@@ -103,7 +116,7 @@ fn lasso_and_logreg_on_ranks_equal_embedded() {
     let path_args =
         ["lasso", "--data", &svm, "--lambda-ratio", "0.02", "--path", "4", "--intercept", "--pipeline-depth", "2"];
     same_model(dir.path(), "lasso-path", &path_args, &["coefficients.csv", "path_coefficients.csv"], 3, 1);
-    let logreg = ["logreg", "--data", &classes, "--lambda-ratio", "0.05", "--l1-ratio", "0.7"];
+    let logreg = ["logreg", "--data", &classes, "--lambda-ratio", "0.05", "--l1-ratio", "0.7", "--split-min", "0"];
     for (ranks, threads) in [(2, 1), (3, 1)] {
         same_model(dir.path(), "logreg", &logreg, &model, ranks, threads);
     }
