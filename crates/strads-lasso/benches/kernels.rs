@@ -10,7 +10,8 @@ use std::time::Instant;
 use strads_core::{Aggregator, Assignment, Decision, Launcher, Plan, Program, Pulled, Round, RunOptions, Scheduler};
 use strads_core::{Slot, Worker};
 use strads_engine::{DynamicConfig, DynamicScheduler, NoDependency, Priority, SumTree};
-use strads_lasso::{GeneratorSpec, generate};
+use strads_lasso::program::{LassoWorker, SolveSpec, SolveTask, Task};
+use strads_lasso::{GeneratorSpec, Loss, generate};
 use strads_runtime::Embedded;
 
 /// Best of five: nanoseconds per operation of `run`, which performs `ops` operations.
@@ -83,6 +84,21 @@ fn main() {
         }
     });
     report(&format!("sparse column axpy (n=2000, {per_column:.0} values/column)"), ns);
+
+    // A block round's passes: what one coordinate update costs per stored value it touches (a
+    // dot and, when the coefficient moves, an axpy; 12 bytes streamed per value each). Compare
+    // with scikit-learn's coordinate descent on the same columns: bench/kernel_peer.py.
+    let shared = std::sync::Arc::new(columns.clone());
+    let mut worker = LassoWorker::block(Loss::Squared, shared, data.y.clone(), 0, 1, 0..data.y.len());
+    let lambda_max = columns.transpose_mul(&data.y).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let epochs = 20;
+    let spec =
+        SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 0, bound: false };
+    let task = Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false });
+    let ns = time(columns.nnz() as u64 * u64::from(epochs), || {
+        black_box(worker.push(Round { index: 1, synced: 0 }, &task));
+    });
+    report(&format!("block pass, per stored value (n=2000, {per_column:.0} values/column)"), ns);
 
     // Sampling structures.
     let mut tree = SumTree::new(1 << 16);

@@ -52,9 +52,15 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
     let parallel = 16;
     let runs: [(&str, Option<usize>, &[SchedulerKind]); 2] = [
         (
-            "default set sizes (dynamic and sequential: 1; shotgun and cyclic: one per worker)",
+            "default set sizes (dynamic and sequential: 1; shotgun and cyclic: one per worker; block, the default: a group per worker)",
             None,
-            &[SchedulerKind::Dynamic, SchedulerKind::Shotgun, SchedulerKind::Cyclic, SchedulerKind::Sequential],
+            &[
+                SchedulerKind::Dynamic,
+                SchedulerKind::Shotgun,
+                SchedulerKind::Cyclic,
+                SchedulerKind::Sequential,
+                SchedulerKind::Block,
+            ],
         ),
         (
             "16 coordinates per round: correlated coordinates updated together fight",
