@@ -84,6 +84,34 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a is not None and b else "-"
 
 
+def suite(args, say, command, specs, labels, gap, fitter, peers):
+    """One table: each problem `NAME=FILE` of `specs` at every ratio, strads `command` on 1 and 2
+    workers and each peer `(column, name, counts_as_best)`; `labels` maps the file's labels to the
+    loss', `gap(X, y, w, lam)` scores a solution. lambda_max is the gradient's largest entry at 0."""
+    say("| problem | shape, nonzeros | lambda | strads P=1 | strads P=2 | split rounds P=2 | "
+        + " | ".join(column for column, _, _ in peers) + " | P2/best | P2/P1 |")
+    say("|" + "---|" * (8 + len(peers)))
+    for spec in specs:
+        name, data = spec.split("=", 1)
+        X, y = load_svmlight_file(data)
+        X = X.tocsc()
+        y = labels(y)
+        n, p = X.shape
+        # The gradient at w = 0: X^T y for the squared loss, X^T (y / 2) for the logistic one.
+        lam_max = float(np.abs(X.T @ (y if command == "lasso" else 0.5 * y)).max() / n)
+        for r in RATIOS:
+            lam = r * lam_max
+            gap_of = lambda w, lam=lam: gap(X, y, w, lam)[0]
+            s1, _ = time_strads(args, command, data, r, 1, gap_of, p)
+            s2, summary2 = time_strads(args, command, data, r, 2, gap_of, p)
+            times = [time_peer(peer, fitter, X, y, lam, gap_of, args.target, args.repeat) for _, peer, _ in peers]
+            best = min((t for t, (_, _, counts) in zip(times, peers) if counts and t is not None), default=None)
+            say(f"| {name} | {n} x {p}, {X.nnz} | 1/{round(1 / r)} | {fmt(s1)} | {fmt(s2)} | "
+                f"{summary2.get('split_rounds', 0)}/{summary2.get('rounds', 0)} | "
+                + " | ".join(fmt(t) for t in times) + f" | {ratio(s2, best)} | {ratio(s2, s1)} |")
+    say()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strads", required=True)
@@ -119,52 +147,14 @@ def main():
         warm_up_peers()
         say("## Lasso: 1/(2n) ||y - X w||^2 + lambda ||w||_1")
         say()
-        say("| problem | shape, nonzeros | lambda | strads P=1 | strads P=2 | split rounds P=2 | scikit-learn | celer | skglm | P2/best | P2/P1 |")
-        say("|---|---|---|---|---|---|---|---|---|---|---|")
-        for spec in args.problem:
-            name, data = spec.split("=", 1)
-            X, y = load_svmlight_file(data)
-            X = X.tocsc()
-            n, p = X.shape
-            lam_max = float(np.abs(X.T @ y).max() / n)
-            for r in RATIOS:
-                lam = r * lam_max
-                gap_of = lambda w, lam=lam: relative_gap(X, y, w, lam)[0]
-                s1, _ = time_strads(args, "lasso", data, r, 1, gap_of, p)
-                s2, summary2 = time_strads(args, "lasso", data, r, 2, gap_of, p)
-                peers = {name_: time_peer(name_, peer_fit, X, y, lam, gap_of, args.target, args.repeat)
-                         for name_ in ("scikit-learn", "celer", "skglm")}
-                best = min((v for k, v in peers.items() if k != "scikit-learn" and v is not None), default=None)
-                say(f"| {name} | {n} x {p}, {X.nnz} | 1/{round(1 / r)} | {fmt(s1)} | {fmt(s2)} | "
-                    f"{summary2.get('split_rounds', 0)}/{summary2.get('rounds', 0)} | {fmt(peers['scikit-learn'])} | "
-                    f"{fmt(peers['celer'])} | {fmt(peers['skglm'])} | {ratio(s2, best)} | {ratio(s2, s1)} |")
-        say()
-
+        suite(args, say, "lasso", args.problem, lambda y: y, relative_gap, peer_fit,
+              [("scikit-learn", "scikit-learn", False), ("celer", "celer", True), ("skglm", "skglm", True)])
     if args.logistic:
         warm_up_logistic_peers()
         say("## Sparse logistic regression: (1/n) sum log(1 + exp(-y x.w)) + lambda ||w||_1")
         say()
-        say("| problem | shape, nonzeros | lambda | strads P=1 | strads P=2 | split rounds P=2 | liblinear | celer | P2/best | P2/P1 |")
-        say("|---|---|---|---|---|---|---|---|---|---|")
-        for spec in args.logistic:
-            name, data = spec.split("=", 1)
-            X, y = load_svmlight_file(data)
-            X = X.tocsc()
-            y = np.where(y > 0, 1.0, -1.0)
-            n, p = X.shape
-            lam_max = float(np.abs(X.T @ (0.5 * y)).max() / n)
-            for r in RATIOS:
-                lam = r * lam_max
-                gap_of = lambda w, lam=lam: logistic_gap(X, y, w, lam)[0]
-                s1, _ = time_strads(args, "logreg", data, r, 1, gap_of, p)
-                s2, summary2 = time_strads(args, "logreg", data, r, 2, gap_of, p)
-                peers = {name_: time_peer(name_, peer_logreg, X, y, lam, gap_of, args.target, args.repeat)
-                         for name_ in ("scikit-learn liblinear", "celer")}
-                best = min((v for v in peers.values() if v is not None), default=None)
-                say(f"| {name} | {n} x {p}, {X.nnz} | 1/{round(1 / r)} | {fmt(s1)} | {fmt(s2)} | "
-                    f"{summary2.get('split_rounds', 0)}/{summary2.get('rounds', 0)} | "
-                    f"{fmt(peers['scikit-learn liblinear'])} | {fmt(peers['celer'])} | {ratio(s2, best)} | {ratio(s2, s1)} |")
-        say()
+        suite(args, say, "logreg", args.logistic, lambda y: np.where(y > 0, 1.0, -1.0), logistic_gap, peer_logreg,
+              [("liblinear", "scikit-learn liblinear", True), ("celer", "celer", True)])
 
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -403,7 +403,8 @@ impl LassoWorker {
             Loss::Squared => 0.5 * r.iter().map(|v| (v - offset) * (v - offset)).sum::<f64>(),
             Loss::Logistic => y.iter().zip(r).map(|(y, z)| crate::program::log1p_exp(-y * (z + offset))).sum(),
         };
-        let gain = if deltas.is_empty() {
+        // What the aggregator weighs a split round by; one worker's round needs no weighing.
+        let gain = if deltas.is_empty() || !task.dense {
             0.0
         } else {
             data_term(&self.r) + penalty(&start) - data_term(&block.local) - penalty(&b)

@@ -98,7 +98,7 @@ pub struct Solved {
     pub curvature: Vec<f64>,
     /// Coordinate updates made.
     pub updates: u64,
-    /// How much the group's changes alone lower the (unscaled) objective.
+    /// How much the group's changes alone lower the (unscaled) objective (when `dense` was asked).
     pub gain: f64,
     /// Passes made over the group.
     pub epochs: u32,
@@ -429,7 +429,9 @@ impl Worker<LassoProgram> for LassoWorker {
                     rows: y.len() as u64,
                     col_sq: mine(&|j| self.x.sq_norm(j)),
                     col_sum: mine(&|j| self.col_sum[j]),
-                    col_nnz: mine(&|j| self.x.col_nnz(j) as f64).into_iter().map(|v| v as u64).collect(),
+                    col_nnz: (0..cols)
+                        .map(|j| if self.sums_column(j) { self.x.col_nnz(j) as u64 } else { 0 })
+                        .collect(),
                     xty: mine(&|j| self.x.dot(j, &self.y)),
                     y_sum: y.iter().sum(),
                     y_sq: y.iter().map(|v| v * v).sum(),
@@ -571,13 +573,14 @@ impl Worker<LassoProgram> for LassoWorker {
         if let Some(&j) = active.iter().find(|&&j| j as usize >= self.x.cols()) {
             return Err(format!("the checkpoint names coordinate {j} but this shard has {}", self.x.cols()).into());
         }
-        match (&self.block, &beta) {
-            (Some(block), Some(beta)) => expect_len("coefficients", beta.len(), block.beta.len())?,
+        // Checked last, so that a refused checkpoint leaves the worker as it was.
+        match (&mut self.block, beta) {
+            (Some(block), Some(beta)) => {
+                expect_len("coefficients", beta.len(), block.beta.len())?;
+                block.beta = beta;
+            }
             (None, None) => {}
             _ => return Err("the checkpoint was written by a worker of another scheduler".into()),
-        }
-        if let (Some(block), Some(beta)) = (&mut self.block, beta) {
-            block.beta = beta;
         }
         (self.r, self.offset, self.u, self.w, self.dual_scale) = (r, offset, u, w, dual_scale);
         (self.active, self.snapshots, self.pending) = (active, snapshots, pending);
@@ -1001,18 +1004,25 @@ impl<'o> LassoAggregator<'o> {
             changes.push((j, delta));
         }
         self.update_rounds += 1;
-        let mut intercept_delta = 0.0;
-        if self.settings.intercept && self.n > 0.0 && self.settings.loss == Loss::Squared {
-            intercept_delta = self.r_sum / self.n;
-            self.beta0 += intercept_delta;
-            self.r_sum -= intercept_delta * self.n;
-        }
+        let intercept_delta = self.recentre_intercept();
         self.updates_since_snapshot += coords.len() as u64;
         let (snapshot, extrapolate) = self.maybe_snapshot();
         let commit = (!deltas.is_empty() || intercept_delta != 0.0 || snapshot.is_some())
             .then(|| Assignment::All(Commit { deltas, intercept_delta, snapshot, ..Commit::default() }));
         let feedback = Feedback::Updated { changes, mean_nonzero: self.mean_nonzero(), stop: self.status, extrapolate };
         Pulled { commit, feedback }
+    }
+
+    /// Squared loss with an intercept: moves the intercept to the residuals' mean (its exact
+    /// coordinate step) after a round's updates; returns the change (0 without one).
+    fn recentre_intercept(&mut self) -> f64 {
+        if !(self.settings.intercept && self.n > 0.0 && self.settings.loss == Loss::Squared) {
+            return 0.0;
+        }
+        let delta = self.r_sum / self.n;
+        self.beta0 += delta;
+        self.r_sum -= delta * self.n;
+        delta
     }
 
     /// Takes a snapshot once a pass over the tracked coordinates has been made since the last
@@ -1180,12 +1190,7 @@ impl<'o> LassoAggregator<'o> {
             deltas.push((j, d));
         }
         self.update_rounds += 1;
-        let mut intercept_delta = 0.0;
-        if self.settings.intercept && self.n > 0.0 && self.settings.loss == Loss::Squared {
-            intercept_delta = self.r_sum / self.n;
-            self.beta0 += intercept_delta;
-            self.r_sum -= intercept_delta * self.n;
-        }
+        let intercept_delta = self.recentre_intercept();
         let commit = (!deltas.is_empty() || intercept_delta != 0.0).then(|| {
             Assignment::All(Commit {
                 deltas,
