@@ -216,6 +216,7 @@ class Run:
         self.error = None
         self.notes = []
         self.same_model = True  # False: another model (biases), whose objective is not the peers'
+        self.defaults = False  # True: strads with no flags but the data, the rank and the workers
 
     @property
     def name(self):
@@ -252,8 +253,11 @@ def merge_repeats(traces):
 
 
 def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias, inner, repeat, workdir, timeout):
-    run = Run("strads", algorithm if bias == "none" else f"{algorithm} --bias {bias}", workers)
+    defaults = algorithm == "defaults"
+    run = Run("strads", "defaults" if defaults else algorithm if bias == "none" else f"{algorithm} --bias {bias}",
+              workers)
     run.same_model = bias == "none"
+    run.defaults = defaults
     traces = []
     for attempt in range(repeat):
         out = os.path.join(workdir, f"k{k}-{algorithm}-{bias}-p{workers}-{attempt + 1}")
@@ -264,7 +268,11 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
         cmd = [binary, "mf", "--data", train, "--test", test, "--algorithm", algorithm, "--rank", str(k),
                "--lambda", repr(lam), "--weighted-lambda", "--iterations", str(iterations), "--workers", str(workers),
                "--bias", bias, "--seed", "1", "--out", out, "--quiet"]
-        if inner is not None:
+        if defaults:
+            # What a newcomer types: the data, the test set, the rank, the workers.
+            cmd = [binary, "mf", "--data", train, "--test", test, "--rank", str(k), "--workers", str(workers),
+                   "--out", out, "--quiet"]
+        elif inner is not None:
             cmd += ["--inner-iterations", str(inner)]
         if attempt == 0:
             print("  $ " + " ".join(cmd), flush=True)
@@ -285,10 +293,15 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
             return run
         with open(os.path.join(out, "summary.json")) as f:
             summary = json.load(f)
-        for key, want in (("rank", k), ("algorithm", algorithm), ("workers", workers), ("iterations", iterations)):
+        if defaults and attempt == 0:
+            run.notes.append(f"defaults chose {summary.get('algorithm')}, bias {summary.get('bias')}, lambda "
+                             f"{summary.get('lambda', float('nan')):.4f} (weighted: {summary.get('weighted_lambda')}), "
+                             f"initial scale {summary.get('init_scale', float('nan')):.4f}")
+        wants = (("rank", k), ("workers", workers), ("iterations", iterations))
+        for key, want in wants if defaults else wants + (("algorithm", algorithm),):
             if key in summary and summary[key] != want:
                 run.notes.append(f"summary.json says {key} = {summary[key]!r}, {want!r} was asked")
-        if "lambda" in summary and abs(float(summary["lambda"]) - lam) > 1e-12 * max(1.0, lam):
+        if not defaults and "lambda" in summary and abs(float(summary["lambda"]) - lam) > 1e-12 * max(1.0, lam):
             run.notes.append(f"summary.json says lambda = {summary['lambda']!r}, {lam!r} was asked")
         trace = []
         with open(os.path.join(out, "trace.csv")) as f:
@@ -468,13 +481,15 @@ def main():
     ranks = [int(k) for k in args.ranks.split(",")]
     iterations = args.iterations
     repeat = args.repeat
-    strads_configs = [(a, p, "none") for a in ("ccdpp", "ccd", "als") for p in (1, 2)] + [("ccdpp", 2, "full")]
+    strads_configs = ([("defaults", 1, "defaults"), ("defaults", 2, "defaults")]
+                      + [(a, p, "none") for a in ("ccdpp", "ccd", "als") for p in (1, 2)]
+                      + [("ccdpp", 2, "full"), ("als", 2, "full")])
     libmf_threads = (1, 2)
     if args.quick:
         ranks = [10]
         repeat = 1
         tools -= {"spark"}
-        strads_configs = [("ccdpp", 1, "none"), ("ccdpp", 2, "none"), ("als", 2, "none")]
+        strads_configs = [("defaults", 2, "defaults"), ("ccdpp", 2, "none"), ("als", 2, "none"), ("als", 2, "full")]
         libmf_threads = (2,)
     mid = iterations // 2
     if args.spark_iterations:
@@ -670,6 +685,17 @@ def report(say, k, lam, runs, iterations, mid):
                 speedup = spark_fit / t if t > 0 else float("inf")
                 checks.append(f">= 20x faster than Spark ALS's fit ({spark_fit:.2f} s): {r.config} P=2 to the target "
                               f"in {t:.3f} s, {speedup:.0f}x: {'met' if speedup >= 20 else 'NOT met'}")
+    # With defaults: a test RMSE at or below libmf's best, in no more time than libmf's N iterations.
+    base_seconds = base_end[1] if base_end else None
+    for r in runs:
+        if r.tool != "strads" or r.error or not getattr(r, "defaults", False) or best is None:
+            continue
+        end = r.row(iterations)
+        if end is None or end[2] is None:
+            continue
+        checks.append(f"defaults, P={r.workers}: test RMSE {end[2]:.4f} at or below libmf's best {best:.4f}: "
+                      f"{'met' if end[2] <= best else 'NOT met'}; {end[1]:.3f} s for {iterations} iterations, at most "
+                      f"libmf's {base_seconds:.3f} s: {'met' if end[1] <= base_seconds else 'NOT met'}")
     if checks:
         say("Targets:")
         say()

@@ -35,6 +35,17 @@ pub struct MfFit {
     pub seconds: f64,
     /// The evaluations, the first of the initial model.
     pub trace: Vec<TracePoint>,
+    /// The index in `trace` of the model returned: the best validation RMSE's with early
+    /// stopping, else the last.
+    pub returned: usize,
+    /// Patience ran out before the last iteration.
+    pub stopped_early: bool,
+    /// An iteration lowered the objective by less than the tolerance, before the last iteration.
+    pub converged: bool,
+    /// The L2 weight and the initial scale the run used (set from the data unless given).
+    pub lambda: f64,
+    /// The initial scale.
+    pub init_scale: f64,
 }
 
 impl MfFit {
@@ -62,11 +73,17 @@ impl MfFit {
     pub fn last(&self) -> Option<&TracePoint> {
         self.trace.last()
     }
+
+    /// The evaluation of the model returned (with early stopping, the best validation RMSE's).
+    pub fn returned_point(&self) -> Option<&TracePoint> {
+        self.trace.get(self.returned)
+    }
 }
 
 /// Trains on `launcher`'s workers. Users and items are dense indices below `users` and `items`
 /// (those of `test` included); `observer` sees every evaluation. Returns the model on the leading
-/// process and `None` on the others.
+/// process and `None` on the others. For early stopping, hold validation ratings out of `train`
+/// with [`crate::ratings::hold_out`] and pass them by [`InMemory::with_validation`] to [`fit_source`].
 pub fn fit<L: Launcher>(
     train: &[Rating],
     test: &[Rating],
@@ -114,6 +131,10 @@ pub struct RatingTotals {
     pub item_counts: Vec<u32>,
     /// The sum of each user's training ratings, in the order they were read.
     pub user_sums: Vec<f64>,
+    /// The sum of the squares of each user's training ratings.
+    pub user_square_sums: Vec<f64>,
+    /// Validation ratings (held out of training for early stopping).
+    pub validation_ratings: usize,
 }
 
 impl RatingTotals {
@@ -128,11 +149,14 @@ impl RatingTotals {
             user_counts: vec![0; users],
             item_counts: vec![0; items],
             user_sums: vec![0.0; users],
+            user_square_sums: vec![0.0; users],
+            validation_ratings: 0,
         };
         for r in train {
             totals.user_counts[r.user as usize] += 1;
             totals.item_counts[r.item as usize] += 1;
             totals.user_sums[r.user as usize] += r.value;
+            totals.user_square_sums[r.user as usize] += r.value * r.value;
         }
         totals.test_cold_pairs = test.iter().filter(|r| totals.is_cold(r)).count();
         totals
@@ -147,6 +171,13 @@ impl RatingTotals {
     /// how the ratings were split between processes.
     pub fn mean(&self) -> f64 {
         self.user_sums.iter().sum::<f64>() / self.ratings.max(1) as f64
+    }
+
+    /// The standard deviation of the training ratings, summed in user order like [`Self::mean`].
+    pub fn std(&self) -> f64 {
+        let mean = self.mean();
+        let squares = self.user_square_sums.iter().sum::<f64>() / self.ratings.max(1) as f64;
+        (squares - mean * mean).max(0.0).sqrt()
     }
 }
 
@@ -163,12 +194,18 @@ pub trait RatingSource: Sync {
     fn test_by_users(&self, users: Range<usize>) -> Vec<Rating>;
     /// The `(user, item)` pairs of the training ratings this process holds by user.
     fn pairs(&self) -> Vec<(u32, u32)>;
+    /// The validation ratings of `users` (none by default).
+    fn validation_by_users(&self, users: Range<usize>) -> Vec<Rating> {
+        let _ = users;
+        Vec::new()
+    }
 }
 
 /// Ratings held in memory, all of them, as a [`RatingSource`]; `R` is a slice or a vector.
 pub struct InMemory<R> {
     train: R,
     test: R,
+    validation: Vec<Rating>,
     totals: RatingTotals,
 }
 
@@ -191,7 +228,25 @@ impl<R: AsRef<[Rating]>> InMemory<R> {
             }
         }
         let totals = RatingTotals::of(train.as_ref(), test.as_ref(), users, items);
-        Ok(InMemory { train, test, totals })
+        Ok(InMemory { train, test, validation: Vec::new(), totals })
+    }
+
+    /// These ratings with validation ratings for early stopping (held out of the training ones, of
+    /// the same users and items); refuses one outside them or not finite.
+    pub fn with_validation(mut self, validation: Vec<Rating>) -> Result<Self, MfError> {
+        let (users, items) = (self.totals.users, self.totals.items);
+        if let Some(r) = validation.iter().find(|r| r.user as usize >= users || r.item as usize >= items) {
+            return Err(MfError::Data(format!(
+                "a validation rating of user {} and item {} is outside {users} users x {items} items",
+                r.user, r.item
+            )));
+        }
+        if let Some(r) = validation.iter().find(|r| !r.value.is_finite()) {
+            return Err(MfError::Data(format!("a validation rating is not finite: {}", r.value)));
+        }
+        self.totals.validation_ratings = validation.len();
+        self.validation = validation;
+        Ok(self)
     }
 }
 
@@ -219,6 +274,10 @@ impl<R: AsRef<[Rating]> + Sync> RatingSource for InMemory<R> {
     fn pairs(&self) -> Vec<(u32, u32)> {
         self.train.as_ref().iter().map(|r| (r.user, r.item)).collect()
     }
+
+    fn validation_by_users(&self, users: Range<usize>) -> Vec<Rating> {
+        self.validation.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
+    }
 }
 
 /// [`fit_checkpointed`] on ratings from any [`RatingSource`] (on a cluster, each process's own).
@@ -242,10 +301,13 @@ pub fn fit_source<L: Launcher>(
     }
     let (users, items) = (totals.users, totals.items);
     let train_mean = totals.mean();
+    let params = &params.for_data(train_mean, totals.std());
     let mu = if params.bias == Bias::None { 0.0 } else { train_mean };
     let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
     let user_ranges = balanced_ranges(&weights(&totals.user_counts), workers);
     let item_ranges = balanced_ranges(&weights(&totals.item_counts), workers);
+    let heldout = |ratings: Vec<Rating>| ratings.iter().map(|r| (r.user, r.item, r.value, totals.is_cold(r))).collect();
+    let has_validation = totals.validation_ratings > 0;
     let outcome = launcher.run_checkpointed::<Mf, _, _, _>(
         RunOptions { pipeline_depth: 0 },
         checkpoints,
@@ -254,11 +316,8 @@ pub fn fit_source<L: Launcher>(
             let data = ShardData {
                 user_ratings: source.by_users(us.clone()),
                 item_ratings: source.by_items(is.clone()),
-                test: source
-                    .test_by_users(us.clone())
-                    .iter()
-                    .map(|r| (r.user, r.item, r.value, totals.is_cold(r)))
-                    .collect(),
+                test: heldout(source.test_by_users(us.clone())),
+                validation: heldout(source.validation_by_users(us.clone())),
                 user_counts: totals.user_counts[us.clone()].to_vec(),
                 item_counts: totals.item_counts[is.clone()].to_vec(),
                 users: us,
@@ -268,10 +327,18 @@ pub fn fit_source<L: Launcher>(
             };
             Ok(Shard::new(params, data, mu, train_mean))
         },
-        || (MfScheduler::new(params.clone(), totals.test_ratings > 0, observer), MfAggregator::default()),
+        || {
+            (
+                MfScheduler::new(params.clone(), totals.test_ratings > 0, has_validation, observer),
+                MfAggregator::default(),
+            )
+        },
     )?;
     let Some((scheduler, aggregator)) = outcome else { return Ok(None) };
     let trace = scheduler.trace().to_vec();
+    let returned = scheduler.returned().unwrap_or(0);
+    let stopped_early = scheduler.stopped_early();
+    let converged = scheduler.converged();
     let iterations = scheduler.iterations();
     let seconds = scheduler.training_seconds();
     let factors =
@@ -288,6 +355,11 @@ pub fn fit_source<L: Launcher>(
         iterations,
         seconds,
         trace,
+        returned,
+        stopped_early,
+        converged,
+        lambda: params.lambda(),
+        init_scale: params.init_scale(),
     }))
 }
 

@@ -56,8 +56,10 @@ pub struct MfParams {
     pub algorithm: Algorithm,
     /// `K`, the rank of `W` and `H`.
     pub rank: usize,
-    /// `lambda`, the L2 weight.
-    pub lambda: f64,
+    /// `lambda`, the L2 weight; `None` sets it from the data: `0.1 x` the standard deviation of the
+    /// training ratings (0.1 per rating on 1-5 stars, as LIBMF's and Spark's defaults; the optimum
+    /// scales with the ratings, since scaling them by `c` scales the loss by `c^2`, a factor norm by `c`).
+    pub lambda: Option<f64>,
     /// Scale `lambda` for each row by its number of ratings (as Spark's ALS and LIBMF do).
     pub weighted_lambda: bool,
     /// Offsets of the prediction.
@@ -68,8 +70,15 @@ pub struct MfParams {
     pub inner_iterations: usize,
     /// Seed of the initial factors and of nothing else (the updates are deterministic).
     pub seed: u64,
-    /// Initial entries are uniform in `[0, init_scale)`.
-    pub init_scale: f64,
+    /// Initial entries are uniform in `[0, init_scale)`; `None` sets it from the data (see
+    /// [`CheckedParams::for_data`]).
+    pub init_scale: Option<f64>,
+    /// Early stopping: stop after this many evaluations without a better validation RMSE and keep
+    /// the factors of the best one (0: run every iteration, keep the last). Needs validation ratings.
+    pub patience: usize,
+    /// Convergence: stop after an outer iteration that lowers the training objective by less than
+    /// `tol` times it (0: never). Checked at every evaluation that ends an iteration.
+    pub tol: f64,
     /// Evaluate (objective, RMSE) every this many iterations, and after the last.
     pub eval_every: usize,
     /// Also evaluate after every half-step (tests of monotone descent).
@@ -81,13 +90,15 @@ impl Default for MfParams {
         MfParams {
             algorithm: Algorithm::Ccdpp,
             rank: 10,
-            lambda: 0.1,
-            weighted_lambda: false,
-            bias: Bias::None,
+            lambda: None,
+            weighted_lambda: true,
+            bias: Bias::Full,
             iterations: 20,
             inner_iterations: 3,
             seed: 0,
-            init_scale: 0.1,
+            init_scale: None,
+            patience: 3,
+            tol: 1e-3,
             eval_every: 1,
             trace_half_steps: false,
         }
@@ -101,8 +112,8 @@ pub struct CheckedParams {
     pub algorithm: Algorithm,
     /// `K`.
     pub rank: usize,
-    /// `lambda`.
-    pub lambda: f64,
+    /// `lambda` (`None`: from the data).
+    pub lambda: Option<f64>,
     /// Frequency-weighted `lambda`.
     pub weighted_lambda: bool,
     /// Offsets.
@@ -113,8 +124,12 @@ pub struct CheckedParams {
     pub inner_iterations: usize,
     /// Seed.
     pub seed: u64,
-    /// Initial scale.
-    pub init_scale: f64,
+    /// Initial scale (`None`: from the data).
+    pub init_scale: Option<f64>,
+    /// Evaluations without improvement before an early stop (0: never).
+    pub patience: usize,
+    /// Relative decrease of the objective below which the run has converged (0: never).
+    pub tol: f64,
     /// Evaluation period.
     pub eval_every: usize,
     /// Evaluate after every half-step.
@@ -128,6 +143,36 @@ impl CheckedParams {
     pub fn stride(&self) -> usize {
         self.rank + if self.bias == Bias::Full { 2 } else { 0 }
     }
+
+    /// These settings with `lambda` and the initial scale set from the training ratings where they
+    /// were left to the data (`std` is the ratings' standard deviation, `mean` their mean):
+    /// `lambda = 0.1 std`, and an initial scale that makes the initial `w . h` small beside what it
+    /// must fit -- `sqrt(std / K) / 2` with offsets (the factors fit what the biases leave, of spread
+    /// about `std`), `2 sqrt(|mean| / K)` without (the factors must carry the mean: uniform
+    /// entries in `[0, s)` give `E[w . h] = K s^2 / 4`).
+    pub fn for_data(&self, mean: f64, std: f64) -> CheckedParams {
+        let unit = if std.is_finite() && std > 0.0 { std } else { 1.0 };
+        let k = self.rank as f64;
+        let scale = match self.bias {
+            Bias::None if mean.abs() > 0.0 && mean.is_finite() => 2.0 * (mean.abs() / k).sqrt(),
+            _ => (unit / k).sqrt() / 2.0,
+        };
+        CheckedParams {
+            lambda: Some(self.lambda.unwrap_or(0.1 * unit)),
+            init_scale: Some(self.init_scale.unwrap_or(scale)),
+            ..self.clone()
+        }
+    }
+
+    /// The L2 weight (0.1 if not yet set from the data).
+    pub fn lambda(&self) -> f64 {
+        self.lambda.unwrap_or(0.1)
+    }
+
+    /// The initial scale (0.1 if not yet set from the data).
+    pub fn init_scale(&self) -> f64 {
+        self.init_scale.unwrap_or(0.1)
+    }
 }
 
 impl MfParams {
@@ -139,8 +184,10 @@ impl MfParams {
         if self.rank == 0 || self.rank > 100_000 {
             return Err(format!("rank must be in 1..=100000, got {}", self.rank));
         }
-        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(format!("lambda must be a finite number >= 0, got {}", self.lambda));
+        if let Some(lambda) = self.lambda
+            && !(lambda.is_finite() && lambda >= 0.0)
+        {
+            return Err(format!("lambda must be a finite number >= 0, got {lambda}"));
         }
         if self.iterations == 0 {
             return Err("iterations must be at least 1".into());
@@ -148,8 +195,13 @@ impl MfParams {
         if self.inner_iterations == 0 {
             return Err("inner iterations must be at least 1".into());
         }
-        if !(self.init_scale.is_finite() && self.init_scale > 0.0) {
-            return Err(format!("the initial scale must be a finite number > 0, got {}", self.init_scale));
+        if let Some(scale) = self.init_scale
+            && !(scale.is_finite() && scale > 0.0)
+        {
+            return Err(format!("the initial scale must be a finite number > 0, got {scale}"));
+        }
+        if !(self.tol.is_finite() && (0.0..1.0).contains(&self.tol)) {
+            return Err(format!("the tolerance must be in [0, 1), got {}", self.tol));
         }
         if self.eval_every == 0 {
             return Err("eval-every must be at least 1".into());
@@ -164,6 +216,8 @@ impl MfParams {
             inner_iterations: self.inner_iterations,
             seed: self.seed,
             init_scale: self.init_scale,
+            patience: self.patience,
+            tol: self.tol,
             eval_every: self.eval_every,
             trace_half_steps: self.trace_half_steps,
             workers,

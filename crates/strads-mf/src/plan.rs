@@ -25,6 +25,9 @@ pub struct TracePoint {
     pub train_rmse: f64,
     /// Root mean squared test error, with a test set.
     pub test_rmse: Option<f64>,
+    /// Root mean squared error on the validation ratings, with early stopping.
+    #[serde(default)]
+    pub validation_rmse: Option<f64>,
 }
 
 /// The rounds of one outer iteration.
@@ -56,6 +59,7 @@ pub struct MfScheduler<'o> {
     params: CheckedParams,
     tasks: Vec<Task>,
     has_test: bool,
+    has_validation: bool,
     iteration: u64,
     next_task: usize,
     half_steps: u64,
@@ -64,16 +68,43 @@ pub struct MfScheduler<'o> {
     started: Option<Instant>,
     training: Duration,
     trace: Vec<TracePoint>,
+    stopping: Stopping,
     observer: &'o mut dyn FnMut(&TracePoint),
 }
 
+/// Early stopping's state: the best validation RMSE so far and where it was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Stopping {
+    /// The best validation RMSE and the index of its trace point.
+    best: Option<(f64, usize)>,
+    /// Evaluations since the best.
+    since_best: usize,
+    /// The workers must keep a copy of their rows before the next round.
+    keep: bool,
+    /// Patience ran out.
+    stopped: bool,
+    /// The objective at the end of the last iteration evaluated, and whether the iteration after
+    /// it lowered it by less than the tolerance.
+    last_objective: Option<f64>,
+    converged: bool,
+    /// The evaluation in flight closes an outer iteration.
+    at_iteration_end: bool,
+}
+
 impl<'o> MfScheduler<'o> {
-    /// A scheduler for `params`; `observer` sees every evaluation.
-    pub fn new(params: CheckedParams, has_test: bool, observer: &'o mut dyn FnMut(&TracePoint)) -> Self {
+    /// A scheduler for `params`; `observer` sees every evaluation. With validation ratings and a
+    /// patience, it stops early and has the workers keep the rows of the best validation RMSE.
+    pub fn new(
+        params: CheckedParams,
+        has_test: bool,
+        has_validation: bool,
+        observer: &'o mut dyn FnMut(&TracePoint),
+    ) -> Self {
         MfScheduler {
             tasks: iteration_tasks(&params),
             params,
             has_test,
+            has_validation,
             iteration: 0,
             next_task: 0,
             half_steps: 0,
@@ -82,8 +113,32 @@ impl<'o> MfScheduler<'o> {
             started: None,
             training: Duration::ZERO,
             trace: Vec::new(),
+            stopping: Stopping::default(),
             observer,
         }
+    }
+
+    /// The trace point of the model the run returns: the best validation RMSE's with early
+    /// stopping, else the last.
+    pub fn returned(&self) -> Option<usize> {
+        match self.stopping.best {
+            Some((_, index)) if self.early_stopping() => Some(index),
+            _ => self.trace.len().checked_sub(1),
+        }
+    }
+
+    /// Whether patience ran out before the last iteration.
+    pub fn stopped_early(&self) -> bool {
+        self.stopping.stopped
+    }
+
+    /// Whether the run stopped because an iteration lowered the objective by less than the tolerance.
+    pub fn converged(&self) -> bool {
+        self.stopping.converged
+    }
+
+    fn early_stopping(&self) -> bool {
+        self.has_validation && self.params.patience > 0
     }
 
     /// The evaluations, the first one of the initial model.
@@ -118,11 +173,17 @@ impl<'o> MfScheduler<'o> {
 
 impl Scheduler<Mf> for MfScheduler<'_> {
     fn schedule(&mut self, _slot: Slot) -> Decision<Task> {
-        if self.wants_evaluation() {
+        if self.stopping.keep {
+            self.stopping.keep = false;
+            return Decision::Run(Plan::all(Task::Keep));
+        }
+        let done = self.stopping.stopped || self.stopping.converged;
+        if !done && self.wants_evaluation() {
             self.evaluated_at = Some((self.iteration, self.half_steps));
+            self.stopping.at_iteration_end = self.next_task == 0;
             return Decision::Run(Plan::all(Task::Evaluate));
         }
-        if self.iteration as usize == self.params.iterations {
+        if self.iteration as usize == self.params.iterations || done {
             if self.gathered {
                 return Decision::Stop;
             }
@@ -155,9 +216,33 @@ impl Scheduler<Mf> for MfScheduler<'_> {
                 train_rmse: (e.squared_error / e.ratings.max(1) as f64).sqrt(),
                 test_rmse: (self.has_test && e.test_ratings > 0)
                     .then(|| (e.test_squared_error / e.test_ratings as f64).sqrt()),
+                validation_rmse: (e.validation_ratings > 0)
+                    .then(|| (e.validation_squared_error / e.validation_ratings as f64).sqrt()),
             };
             (self.observer)(&point);
             self.trace.push(point);
+            if self.stopping.at_iteration_end {
+                let objective = point.objective;
+                if let Some(before) = self.stopping.last_objective {
+                    self.stopping.converged = self.params.tol > 0.0
+                        && (self.iteration as usize) < self.params.iterations
+                        && before - objective < self.params.tol * before.abs();
+                }
+                self.stopping.last_objective = Some(objective);
+            }
+            if let (true, true, Some(rmse)) =
+                (self.early_stopping(), self.stopping.at_iteration_end, point.validation_rmse)
+            {
+                let stopping = &mut self.stopping;
+                if stopping.best.is_none_or(|(best, _)| rmse < best) {
+                    stopping.best = Some((rmse, self.trace.len() - 1));
+                    stopping.since_best = 0;
+                    stopping.keep = true;
+                } else {
+                    stopping.since_best += 1;
+                    stopping.stopped = stopping.since_best >= self.params.patience;
+                }
+            }
         }
     }
 
@@ -175,6 +260,7 @@ impl Scheduler<Mf> for MfScheduler<'_> {
             self.training,
             &self.trace,
             self.tasks.len(),
+            self.stopping,
         );
         encode(&state)
     }
@@ -190,6 +276,7 @@ impl Scheduler<Mf> for MfScheduler<'_> {
             self.training,
             self.trace,
             tasks,
+            self.stopping,
         ) = decode(state)?;
         strads_core::checkpoint::expect_len("iteration plan", tasks, self.tasks.len())
     }
@@ -257,10 +344,13 @@ impl Aggregator<Mf> for MfAggregator {
                         total.ratings += e.ratings;
                         total.test_squared_error += e.test_squared_error;
                         total.test_ratings += e.test_ratings;
+                        total.validation_squared_error += e.validation_squared_error;
+                        total.validation_ratings += e.validation_ratings;
                     }
                 }
                 return Pulled { commit: None, feedback: Some(total) };
             }
+            Task::Keep => None,
             Task::Gather => {
                 let mut factors = Factors::default();
                 for partial in partials {

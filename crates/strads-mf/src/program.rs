@@ -62,9 +62,11 @@ pub enum Task {
         /// Subtract `u v^T` from the residuals and store `u`, `v` as column `t` after this step.
         finish: bool,
     },
-    /// Report objective parts and squared test errors.
+    /// Report objective parts and squared test and validation errors.
     Evaluate,
-    /// Send the owned rows of `W` and `H`.
+    /// Keep a copy of the owned rows (the best model so far, for early stopping).
+    Keep,
+    /// Send the owned rows of `W` and `H`: the kept copy if there is one, else the current rows.
     Gather,
 }
 
@@ -94,6 +96,10 @@ pub struct Evaluation {
     pub test_squared_error: f64,
     /// Test ratings.
     pub test_ratings: u64,
+    /// Sum of squared validation errors.
+    pub validation_squared_error: f64,
+    /// Validation ratings.
+    pub validation_ratings: u64,
 }
 
 /// What the aggregator sends every worker.
@@ -191,6 +197,42 @@ impl Entries {
     }
 }
 
+/// Held-out ratings of the owned users (test or validation), with residuals kept like the training
+/// ones, and whether each pair is cold (its user or item has no training rating).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Heldout {
+    entries: Entries,
+    cold: Vec<bool>,
+}
+
+impl Heldout {
+    fn new(users: &Range<usize>, mut list: Vec<(u32, u32, f64, bool)>) -> Heldout {
+        list.sort_unstable_by_key(|&(u, i, _, _)| (u, i));
+        let cold = list.iter().map(|t| t.3).collect();
+        let local = |u: u32| (u as usize - users.start) as u32;
+        Heldout {
+            entries: Entries::new(users.len(), list.iter().map(|&(u, i, v, _)| (local(u), i, v)).collect()),
+            cold,
+        }
+    }
+
+    /// The sum of squared errors, `current` giving an entry's residual; a cold pair of a model without
+    /// offsets is predicted by `fallback`.
+    fn squared_error(&self, current: impl Fn(&Entries, usize, usize) -> f64, fallback: Option<f64>) -> f64 {
+        let mut total = 0.0;
+        for r in 0..self.entries.rows() {
+            for e in self.entries.range(r) {
+                let error = match fallback {
+                    Some(f) if self.cold[e] => self.entries.value[e] - f,
+                    _ => current(&self.entries, r, e),
+                };
+                total += error * error;
+            }
+        }
+        total
+    }
+}
+
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -219,7 +261,7 @@ pub fn initial_row(params: &CheckedParams, side: Side, row: usize) -> Vec<f64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(
         params.seed ^ tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (row as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9),
     );
-    let mut out: Vec<f64> = (0..params.rank).map(|_| rng.random::<f64>() * params.init_scale).collect();
+    let mut out: Vec<f64> = (0..params.rank).map(|_| rng.random::<f64>() * params.init_scale()).collect();
     if params.bias == Bias::Full {
         out.extend([0.0, 0.0]);
         out[fixed_slot(params, side).unwrap_or(0)] = 1.0;
@@ -278,6 +320,8 @@ pub struct ShardData {
     pub item_ratings: Vec<(u32, u32, f64)>,
     /// Test ratings of the owned users, and whether each is cold (user or item without training ratings).
     pub test: Vec<(u32, u32, f64, bool)>,
+    /// Validation ratings of the owned users (held out of training for early stopping), the same way.
+    pub validation: Vec<(u32, u32, f64, bool)>,
     /// Training ratings of every owned user, then of every owned item.
     pub user_counts: Vec<u32>,
     /// Training ratings of every owned item.
@@ -304,8 +348,10 @@ pub struct Shard {
     cold_h: Vec<bool>,
     by_user: Entries,
     by_item: Entries,
-    test: Entries,
-    test_cold: Vec<bool>,
+    test: Heldout,
+    validation: Heldout,
+    /// The rows of the best model so far (early stopping), `(w, h)`.
+    kept: Option<(Vec<f64>, Vec<f64>)>,
     /// CCD and ALS: the whole other factor, as last committed.
     full_w: Vec<f64>,
     full_h: Vec<f64>,
@@ -329,12 +375,9 @@ impl Shard {
             Entries::new(users.len(), data.user_ratings.iter().map(|&(u, i, v)| (local(&users, u), i, v)).collect());
         let by_item =
             Entries::new(items.len(), data.item_ratings.iter().map(|&(u, i, v)| (local(&items, i), u, v)).collect());
-        let mut test_sorted = data.test.clone();
-        test_sorted.sort_unstable_by_key(|&(u, i, _, _)| (u, i));
-        let test_cold = test_sorted.iter().map(|t| t.3).collect();
-        let test =
-            Entries::new(users.len(), test_sorted.iter().map(|&(u, i, v, _)| (local(&users, u), i, v)).collect());
-        let reg = |n: u32| if params.weighted_lambda { params.lambda * f64::from(n) } else { params.lambda };
+        let test = Heldout::new(&users, data.test);
+        let validation = Heldout::new(&users, data.validation);
+        let reg = |n: u32| if params.weighted_lambda { params.lambda() * f64::from(n) } else { params.lambda() };
         let w: Vec<f64> = users.clone().flat_map(|u| initial_row(params, Side::W, u)).collect();
         let h: Vec<f64> = items.clone().flat_map(|i| initial_row(params, Side::H, i)).collect();
         let (full_w, full_h) = match params.algorithm {
@@ -358,7 +401,8 @@ impl Shard {
             by_user,
             by_item,
             test,
-            test_cold,
+            validation,
+            kept: None,
             full_w,
             full_h,
             by_user_fresh: false,
@@ -375,7 +419,8 @@ impl Shard {
             let generated_h = |i| Cow::Owned(initial_row(&p, Side::H, i));
             shard.by_user.recompute(mu, d, &shard.w, generated_h);
             shard.by_item.recompute(mu, d, &shard.h, |u| Cow::Owned(initial_row(&p, Side::W, u)));
-            shard.test.recompute(mu, d, &shard.w, generated_h);
+            shard.test.entries.recompute(mu, d, &shard.w, generated_h);
+            shard.validation.entries.recompute(mu, d, &shard.w, generated_h);
         }
         shard
     }
@@ -409,9 +454,7 @@ impl Shard {
             Side::W => (&mut self.w, &mut self.by_user, &self.full_h, &self.reg_w, &self.cold_w),
             Side::H => (&mut self.h, &mut self.by_item, &self.full_w, &self.reg_h, &self.cold_h),
         };
-        let mut system = Vec::new();
-        let mut rhs = Vec::new();
-        let mut scratch = vec![0.0; d];
+        let mut scratch = AlsScratch::default();
         for r in 0..entries.rows() {
             let row = &mut rows[r * d..(r + 1) * d];
             if cold[r] {
@@ -422,20 +465,7 @@ impl Shard {
             }
             let range = entries.range(r);
             if als {
-                solve_row(
-                    row,
-                    entries,
-                    range,
-                    other,
-                    d,
-                    &free,
-                    fixed,
-                    reg[r],
-                    self.mu,
-                    &mut system,
-                    &mut rhs,
-                    &mut scratch,
-                );
+                solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut scratch);
             } else {
                 for _ in 0..self.params.inner_iterations {
                     for &t in &free {
@@ -477,7 +507,9 @@ impl Shard {
         if self.params.algorithm != Algorithm::Ccdpp {
             self.refresh_by_user();
             let full_h = &self.full_h;
-            self.test.recompute(self.mu, d, &self.w, |i| Cow::Borrowed(&full_h[i * d..(i + 1) * d]));
+            for heldout in [&mut self.test, &mut self.validation] {
+                heldout.entries.recompute(self.mu, d, &self.w, |i| Cow::Borrowed(&full_h[i * d..(i + 1) * d]));
+            }
         }
         // With a CCD++ factor open the residuals hold R + u v^T and column t is u, v.
         let open = self.open;
@@ -493,17 +525,9 @@ impl Shard {
                 squared_error += current(&self.by_user, r, e).powi(2);
             }
         }
-        let mut test_squared_error = 0.0;
-        for r in 0..self.test.rows() {
-            for e in self.test.range(r) {
-                let error = if self.test_cold[e] && self.params.bias == Bias::None {
-                    self.test.value[e] - self.fallback
-                } else {
-                    current(&self.test, r, e)
-                };
-                test_squared_error += error * error;
-            }
-        }
+        let fallback = (self.params.bias == Bias::None).then_some(self.fallback);
+        let test_squared_error = self.test.squared_error(current, fallback);
+        let validation_squared_error = self.validation.squared_error(current, fallback);
         let mut regularization = 0.0;
         for (side, rows, reg, start, vector) in
             [(Side::W, &self.w, &self.reg_w, users, u), (Side::H, &self.h, &self.reg_h, items, v)]
@@ -523,7 +547,9 @@ impl Shard {
             regularization,
             ratings: self.by_user.len() as u64,
             test_squared_error,
-            test_ratings: self.test.len() as u64,
+            test_ratings: self.test.entries.len() as u64,
+            validation_squared_error,
+            validation_ratings: self.validation.entries.len() as u64,
         }
     }
 }
@@ -555,7 +581,41 @@ fn ccd_coordinate(
     row[t] = new;
 }
 
-/// One ALS row: the free coordinates solved exactly with the other factor (and the fixed slot) given.
+/// Ratings an ALS row adds to its normal equations at once (the `k` of the rank-k update).
+const SYRK_BLOCK: usize = 8;
+
+/// Reusable buffers of ALS rows: the normal equations, and a block of gathered rows of the other
+/// factor with their targets.
+#[derive(Default)]
+struct AlsScratch {
+    system: Vec<f64>,
+    rhs: Vec<f64>,
+    block: Vec<f64>,
+    targets: [f64; SYRK_BLOCK],
+}
+
+/// `lower(system) += sum_j x_j x_j^T` and `rhs += sum_j t_j x_j` over the `SYRK_BLOCK` rows `x_j`
+/// of `block` (`f` entries each): a symmetric rank-8 update of the lower triangle, whose inner loop
+/// runs along a row of `system` with eight products per load and store of it.
+fn syrk_block(system: &mut [f64], rhs: &mut [f64], block: &[f64], targets: &[f64; SYRK_BLOCK], f: usize) {
+    let x: [&[f64]; SYRK_BLOCK] = std::array::from_fn(|j| &block[j * f..(j + 1) * f]);
+    for a in 0..f {
+        let xa: [f64; SYRK_BLOCK] = std::array::from_fn(|j| x[j][a]);
+        rhs[a] += (0..SYRK_BLOCK).map(|j| xa[j] * targets[j]).sum::<f64>();
+        let n = a + 1;
+        let row = &mut system[a * f..a * f + n];
+        let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
+        let (x4, x5, x6, x7) = (&x[4][..n], &x[5][..n], &x[6][..n], &x[7][..n]);
+        for c in 0..n {
+            row[c] += (xa[0] * x0[c] + xa[1] * x1[c] + xa[2] * x2[c] + xa[3] * x3[c])
+                + (xa[4] * x4[c] + xa[5] * x5[c] + xa[6] * x6[c] + xa[7] * x7[c]);
+        }
+    }
+}
+
+/// One ALS row: the free coordinates solved exactly with the other factor (and the fixed slot) given:
+/// the normal equations built by blocked rank-8 updates (a rank-1 update for the last few ratings),
+/// then a Cholesky solve; no allocation once `scratch` has grown to the rank.
 #[allow(clippy::too_many_arguments)]
 fn solve_row(
     row: &mut [f64],
@@ -567,32 +627,39 @@ fn solve_row(
     fixed: Option<usize>,
     reg: f64,
     mu: f64,
-    system: &mut Vec<f64>,
-    rhs: &mut Vec<f64>,
-    scratch: &mut [f64],
+    scratch: &mut AlsScratch,
 ) {
     let f = free.len();
+    let AlsScratch { system, rhs, block, targets } = scratch;
     system.clear();
     system.resize(f * f, 0.0);
     rhs.clear();
     rhs.resize(f, 0.0);
-    for a in 0..f {
-        system[a * f + a] = reg;
-    }
-    let x = &mut scratch[..f];
+    block.resize(SYRK_BLOCK * f, 0.0);
+    let mut filled = 0;
     for e in range {
         let o = &other[entries.other[e] as usize * d..(entries.other[e] as usize + 1) * d];
-        let target = entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s]);
-        for (a, &ta) in free.iter().enumerate() {
-            x[a] = o[ta];
+        targets[filled] = entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s]);
+        for (x, &t) in block[filled * f..(filled + 1) * f].iter_mut().zip(free) {
+            *x = o[t];
         }
+        filled += 1;
+        if filled == SYRK_BLOCK {
+            syrk_block(system, rhs, block, targets, f);
+            filled = 0;
+        }
+    }
+    for j in 0..filled {
+        let x = &block[j * f..(j + 1) * f];
         for a in 0..f {
-            rhs[a] += target * x[a];
-            let xa = x[a];
-            for c in 0..=a {
-                system[a * f + c] += xa * x[c];
+            rhs[a] += targets[j] * x[a];
+            for (s, &xc) in system[a * f..a * f + a + 1].iter_mut().zip(x) {
+                *s += x[a] * xc;
             }
         }
+    }
+    for a in 0..f {
+        system[a * f + a] += reg;
     }
     if cholesky_solve(system, rhs, f).is_some() {
         for (a, &t) in free.iter().enumerate() {
@@ -612,7 +679,14 @@ impl Worker<Mf> for Shard {
             }
             Task::Solve { side, .. } => Partial::Values(self.solve_vector(side)),
             Task::Evaluate => Partial::Evaluation(self.evaluate()),
-            Task::Gather => Partial::Rows(self.w.clone(), self.h.clone()),
+            Task::Keep => {
+                self.kept = Some((self.w.clone(), self.h.clone()));
+                Partial::Values(Vec::new())
+            }
+            Task::Gather => match &self.kept {
+                Some((w, h)) => Partial::Rows(w.clone(), h.clone()),
+                None => Partial::Rows(self.w.clone(), self.h.clone()),
+            },
         }
     }
 
@@ -660,7 +734,9 @@ impl Worker<Mf> for Shard {
             h: Cow::Borrowed(&self.h),
             by_user: Cow::Borrowed(&self.by_user.residual),
             by_item: Cow::Borrowed(&self.by_item.residual),
-            test: Cow::Borrowed(&self.test.residual),
+            test: Cow::Borrowed(&self.test.entries.residual),
+            validation: Cow::Borrowed(&self.validation.entries.residual),
+            kept: self.kept.as_ref().map(|(w, h)| (Cow::Borrowed(&w[..]), Cow::Borrowed(&h[..]))),
             full_w: Cow::Borrowed(&self.full_w),
             full_h: Cow::Borrowed(&self.full_h),
             by_user_fresh: self.by_user_fresh,
@@ -676,7 +752,13 @@ impl Worker<Mf> for Shard {
         expect_len("item factors", state.h.len(), self.h.len())?;
         self.by_user.restore_residuals("user residuals", state.by_user.into_owned())?;
         self.by_item.restore_residuals("item residuals", state.by_item.into_owned())?;
-        self.test.restore_residuals("test residuals", state.test.into_owned())?;
+        self.test.entries.restore_residuals("test residuals", state.test.into_owned())?;
+        self.validation.entries.restore_residuals("validation residuals", state.validation.into_owned())?;
+        if let Some((w, h)) = &state.kept {
+            expect_len("kept user factors", w.len(), self.w.len())?;
+            expect_len("kept item factors", h.len(), self.h.len())?;
+        }
+        self.kept = state.kept.map(|(w, h)| (w.into_owned(), h.into_owned()));
         self.w = state.w.into_owned();
         self.h = state.h.into_owned();
         self.full_w = state.full_w.into_owned();
@@ -689,6 +771,9 @@ impl Worker<Mf> for Shard {
     }
 }
 
+/// The rows of `W` and `H` a worker kept for early stopping, as saved.
+type KeptRows<'a> = (Cow<'a, [f64]>, Cow<'a, [f64]>);
+
 /// What a worker saves in a checkpoint: its rows, every residual, and the replicated vectors.
 #[derive(Serialize, Deserialize)]
 struct ShardState<'a> {
@@ -697,6 +782,8 @@ struct ShardState<'a> {
     by_user: Cow<'a, [f64]>,
     by_item: Cow<'a, [f64]>,
     test: Cow<'a, [f64]>,
+    validation: Cow<'a, [f64]>,
+    kept: Option<KeptRows<'a>>,
     full_w: Cow<'a, [f64]>,
     full_h: Cow<'a, [f64]>,
     by_user_fresh: bool,
@@ -710,7 +797,8 @@ impl Shard {
     fn rank_one(&mut self, sign: f64) {
         let (u, v, users, items) = (&self.u, &self.v, self.users.start, self.items.start);
         self.by_user.rank_one(sign, |r| u[users + r], v);
-        self.test.rank_one(sign, |r| u[users + r], v);
+        self.test.entries.rank_one(sign, |r| u[users + r], v);
+        self.validation.entries.rank_one(sign, |r| u[users + r], v);
         self.by_item.rank_one(sign, |r| v[items + r], u);
     }
 }

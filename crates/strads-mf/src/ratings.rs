@@ -464,6 +464,33 @@ pub fn split(ratings: &[Rating], fraction: f64, seed: u64) -> Result<(Vec<Rating
     Ok((train.iter().map(|&k| ratings[k]).collect(), held.iter().map(|&k| ratings[k]).collect()))
 }
 
+/// Whether the rating of `(user, item)` is among a `fraction` held out for validation: a hash of the
+/// pair and `seed`, so a process decides it for its own ratings, with the same answer wherever
+/// the rating was read.
+pub fn is_held_out(user: u32, item: u32, seed: u64, fraction: f64) -> bool {
+    let mut x = (u64::from(user) << 32 | u64::from(item)) ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // SplitMix64's finalizer.
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    ((x >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < fraction
+}
+
+/// Validation ratings a hold-out must expect for early stopping to be worth the ratings it takes:
+/// fewer, and the validation RMSE is too noisy to pick an iteration by.
+pub const MIN_VALIDATION: f64 = 100.0;
+
+/// Whether holding out `fraction` of `ratings` ratings for validation leaves enough of them
+/// (at least [`MIN_VALIDATION`] expected); below that a run trains on every rating.
+pub fn validation_applies(ratings: usize, fraction: f64) -> bool {
+    fraction > 0.0 && ratings as f64 * fraction >= MIN_VALIDATION
+}
+
+/// Splits ratings into training and validation ones by [`is_held_out`], each in the given order.
+pub fn hold_out(ratings: Vec<Rating>, fraction: f64, seed: u64) -> (Vec<Rating>, Vec<Rating>) {
+    ratings.into_iter().partition(|r| !is_held_out(r.user, r.item, seed, fraction))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

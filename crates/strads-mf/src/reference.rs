@@ -19,16 +19,23 @@ pub fn offset(train: &[Rating], bias: Bias) -> f64 {
     if bias == Bias::None { 0.0 } else { train.iter().map(|r| r.value).sum::<f64>() / train.len() as f64 }
 }
 
+/// `params` with what is left to the data set from `train`, as a run sets it.
+fn resolved(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> CheckedParams {
+    let totals = crate::RatingTotals::of(train, &[], users, items);
+    params.for_data(totals.mean(), totals.std())
+}
+
 fn regs(train: &[Rating], rows: usize, pick: impl Fn(&Rating) -> u32, params: &CheckedParams) -> Vec<f64> {
     let mut n = vec![0u32; rows];
     for r in train {
         n[pick(r) as usize] += 1;
     }
-    n.iter().map(|&c| if params.weighted_lambda { params.lambda * f64::from(c) } else { params.lambda }).collect()
+    n.iter().map(|&c| if params.weighted_lambda { params.lambda() * f64::from(c) } else { params.lambda() }).collect()
 }
 
 /// The objective `sum (A - mu - w~ . h~)^2 + sum_i reg_i |w~_i free|^2 + sum_j reg_j |h~_j free|^2`.
 pub fn objective(train: &[Rating], users: usize, items: usize, model: &Plain, params: &CheckedParams) -> f64 {
+    let params = &resolved(train, users, items, params);
     let d = params.stride();
     let mu = offset(train, params.bias);
     let loss: f64 = train
@@ -53,6 +60,7 @@ pub fn objective(train: &[Rating], users: usize, items: usize, model: &Plain, pa
 
 /// The largest absolute partial derivative of the objective over every learned entry.
 pub fn max_gradient(train: &[Rating], users: usize, items: usize, model: &Plain, params: &CheckedParams) -> f64 {
+    let params = &resolved(train, users, items, params);
     let d = params.stride();
     let mu = offset(train, params.bias);
     let mut gw = vec![0.0; users * d];
@@ -82,6 +90,7 @@ pub fn max_gradient(train: &[Rating], users: usize, items: usize, model: &Plain,
 
 /// Runs `params.iterations` outer iterations sequentially, from the same initial rows as the program.
 pub fn fit(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> Plain {
+    let params = &resolved(train, users, items, params);
     let d = params.stride();
     let mu = offset(train, params.bias);
     let mut model = Plain {

@@ -40,13 +40,15 @@ fn params(algorithm: Algorithm, bias: Bias, weighted: bool, iterations: usize, w
     MfParams {
         algorithm,
         rank: 4,
-        lambda: if weighted { 0.05 } else { 0.5 },
+        lambda: Some(if weighted { 0.05 } else { 0.5 }),
         weighted_lambda: weighted,
         bias,
         iterations,
         inner_iterations: 2,
         seed: 7,
-        init_scale: 0.3,
+        init_scale: Some(0.3),
+        patience: 0,
+        tol: 0.0,
         eval_every: 1,
         trace_half_steps: false,
     }
@@ -156,7 +158,7 @@ fn a_generated_low_rank_matrix_is_recovered_to_the_noise_level() {
     let p = Problem { train, test, users: 300, items: 200 };
     for algorithm in ALGORITHMS {
         let mut checked = params(algorithm, Bias::None, true, 60, 2);
-        checked.lambda = 0.001;
+        checked.lambda = Some(0.001);
         checked.rank = 4;
         checked.inner_iterations = if algorithm == Algorithm::Ccdpp { 3 } else { 1 };
         let (fit, _) = run(&p, &checked);
@@ -255,6 +257,125 @@ fn a_run_stopped_at_any_round_and_resumed_gives_the_same_model_bit_for_bit() {
                 let objectives = |t: &[TracePoint]| t.iter().map(|t| t.objective.to_bits()).collect::<Vec<_>>();
                 assert_eq!(objectives(&resumed.trace), objectives(&trace), "{what}");
             }
+        }
+    }
+}
+
+/// A fit with validation ratings held out of `p.train` by the library's hash split.
+fn run_validated(p: &Problem, params: &CheckedParams, fraction: f64) -> MfFit {
+    let (train, held) = strads_mf::ratings::hold_out(p.train.clone(), fraction, 3);
+    assert!(!held.is_empty() && held.len() < train.len());
+    let source =
+        strads_mf::InMemory::new(train, p.test.clone(), p.users, p.items).unwrap().with_validation(held).unwrap();
+    let launcher = Embedded::new(params.workers).unwrap();
+    strads_mf::fit_source(&source, params, &launcher, &mut |_| {}, &mut strads_core::NoCheckpoints).unwrap().unwrap()
+}
+
+#[test]
+fn early_stopping_returns_the_factors_of_the_best_validation_iteration() {
+    // Little regularization and much noise: the validation RMSE turns up after a few iterations.
+    let p = problem(60, 40, 2, 0.3, 1.0, 11);
+    for algorithm in ALGORITHMS {
+        let mut checked = params(algorithm, Bias::Full, true, 40, 2);
+        checked.lambda = Some(0.0005);
+        checked.rank = 8;
+        checked.patience = 2;
+        let stopped = run_validated(&p, &checked, 0.2);
+        let best = stopped.returned_point().unwrap();
+        let rmse = |t: &TracePoint| t.validation_rmse.unwrap();
+        let least = stopped.trace.iter().map(rmse).fold(f64::INFINITY, f64::min);
+        assert_eq!(rmse(best), least, "{algorithm:?}: the returned point is not the least validation RMSE");
+        assert!(stopped.stopped_early, "{algorithm:?}: patience never ran out in 40 iterations");
+        assert!(stopped.iterations < 40 && stopped.iterations >= best.iteration + 2, "{algorithm:?}");
+        // The same run without early stopping, to the best iteration, ends at the returned factors,
+        // on every worker count.
+        for workers in [1, 2, 4] {
+            let mut exact = checked.clone();
+            exact.patience = 0;
+            exact.workers = workers;
+            exact.iterations = best.iteration as usize;
+            let plain = run_validated(&p, &exact, 0.2);
+            let what = format!("{algorithm:?} P={workers}, best iteration {}", best.iteration);
+            assert!(max_abs_diff(&plain.factors.w, &stopped.factors.w) < 1e-9, "{what}");
+            assert!(max_abs_diff(&plain.factors.h, &stopped.factors.h) < 1e-9, "{what}");
+            assert!(!plain.stopped_early && plain.returned + 1 == plain.trace.len(), "{what}");
+        }
+    }
+}
+
+#[test]
+fn an_early_stopped_run_resumes_from_any_round_to_the_same_model() {
+    use strads_core::InMemory as Store;
+    let p = problem(50, 30, 2, 0.3, 1.0, 12);
+    let mut checked = params(Algorithm::Ccdpp, Bias::Full, true, 30, 2);
+    checked.lambda = Some(0.0005);
+    checked.rank = 6;
+    checked.patience = 2;
+    let (train, held) = strads_mf::ratings::hold_out(p.train.clone(), 0.2, 3);
+    let source =
+        strads_mf::InMemory::new(train, p.test.clone(), p.users, p.items).unwrap().with_validation(held).unwrap();
+    let launcher = Embedded::new(2).unwrap();
+    let mut counted = Store { every: 1, ..Store::default() };
+    let whole = strads_mf::fit_source(&source, &checked, &launcher, &mut |_| {}, &mut counted).unwrap().unwrap();
+    assert!(whole.stopped_early);
+    let rounds = counted.saves;
+    for stop in [rounds / 2, rounds - 2] {
+        let mut first = Store::stopping_after(stop);
+        assert!(strads_mf::fit_source(&source, &checked, &launcher, &mut |_| {}, &mut first).is_err());
+        let mut second = Store::resuming(first.last.expect("a snapshot"));
+        let resumed = strads_mf::fit_source(&source, &checked, &launcher, &mut |_| {}, &mut second).unwrap().unwrap();
+        assert_eq!(bits(&resumed.factors.w), bits(&whole.factors.w), "stopped after {stop} of {rounds}");
+        assert_eq!(resumed.returned, whole.returned);
+    }
+}
+
+#[test]
+fn settings_left_to_the_data_follow_the_scale_of_the_ratings() {
+    // Scaling every rating by c scales the loss by c^2; lambda = 0.1 std and an initial scale in
+    // sqrt(std) or sqrt(mean) keep the objective's shape, so predictions scale by c exactly.
+    let p = problem(40, 30, 3, 0.35, 0.2, 13);
+    let c = 20.0;
+    let scaled = Problem {
+        train: p.train.iter().map(|r| Rating { value: r.value * c, ..*r }).collect(),
+        test: p.test.iter().map(|r| Rating { value: r.value * c, ..*r }).collect(),
+        users: p.users,
+        items: p.items,
+    };
+    for bias in [Bias::None, Bias::Global] {
+        for algorithm in ALGORITHMS {
+            let mut checked = params(algorithm, bias, true, 5, 2);
+            checked.lambda = None;
+            checked.init_scale = None;
+            let (a, _) = run(&p, &checked);
+            let (b, _) = run(&scaled, &checked);
+            assert!((b.lambda / a.lambda - c).abs() < 1e-9, "{bias:?}: lambda {} then {}", a.lambda, b.lambda);
+            let ra = a.last().unwrap().test_rmse.unwrap();
+            let rb = b.last().unwrap().test_rmse.unwrap();
+            assert!((rb / ra - c).abs() < 1e-6 * c, "{algorithm:?} {bias:?}: test RMSE {ra} then {rb}");
+        }
+    }
+}
+
+#[test]
+fn a_converged_run_stops_where_the_objective_stalls_with_the_model_of_that_iteration() {
+    let p = problem(60, 40, 3, 0.3, 0.3, 14);
+    for algorithm in ALGORITHMS {
+        let mut checked = params(algorithm, Bias::Full, true, 60, 2);
+        checked.tol = 1e-3;
+        let (stopped, trace) = run(&p, &checked);
+        assert!(stopped.converged && stopped.iterations < 60, "{algorithm:?}: ran {} iterations", stopped.iterations);
+        let n = trace.len();
+        let decrease = |a: &TracePoint, b: &TracePoint| (a.objective - b.objective) / a.objective;
+        assert!(decrease(&trace[n - 2], &trace[n - 1]) < 1e-3, "{algorithm:?}");
+        assert!(trace.windows(2).take(n - 2).all(|w| decrease(&w[0], &w[1]) >= 1e-3), "{algorithm:?}: stopped late");
+        for workers in [1, 4] {
+            let mut exact = checked.clone();
+            exact.tol = 0.0;
+            exact.workers = workers;
+            exact.iterations = stopped.iterations as usize;
+            let (plain, _) = run(&p, &exact);
+            assert!(max_abs_diff(&plain.factors.w, &stopped.factors.w) < 1e-9, "{algorithm:?} P={workers}");
+            assert!(!plain.converged);
         }
     }
 }

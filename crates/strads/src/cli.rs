@@ -715,14 +715,17 @@ pub struct MfTrainArgs {
     /// Rank K of W and H.
     #[arg(long, short = 'k', value_name = "K", default_value_t = 10)]
     pub rank: usize,
-    /// L2 weight lambda.
-    #[arg(long, value_name = "L", default_value_t = 0.1, allow_negative_numbers = true)]
-    pub lambda: f64,
-    /// Scale lambda by each row's number of ratings (as Spark's ALS and LIBMF do).
-    #[arg(long)]
+    /// L2 weight lambda [default: 0.1 x the standard deviation of the training ratings, about 0.1
+    /// on 1-5 stars].
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    pub lambda: Option<f64>,
+    /// Scale lambda by each row's number of ratings, as Spark's ALS and LIBMF do (`--weighted-lambda
+    /// false` for one lambda for every row).
+    #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true",
+          action = clap::ArgAction::Set)]
     pub weighted_lambda: bool,
     /// Offsets added to w_i . h_j: none, the global mean, or the global mean plus user and item biases.
-    #[arg(long, value_enum, default_value = "none")]
+    #[arg(long, value_enum, default_value = "full")]
     pub bias: BiasArg,
     /// Outer iterations (a W half-step and an H half-step each).
     #[arg(long, value_name = "N", default_value_t = 20)]
@@ -734,9 +737,22 @@ pub struct MfTrainArgs {
     /// Seed of the initial factors and of --test-fraction's split.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Initial factor entries are uniform in [0, S).
-    #[arg(long, value_name = "S", default_value_t = 0.1)]
-    pub init_scale: f64,
+    /// Initial factor entries are uniform in [0, S) [default: sqrt(std / K) / 2 with offsets, 2
+    /// sqrt(mean / K) without, from the training ratings].
+    #[arg(long, value_name = "S")]
+    pub init_scale: Option<f64>,
+    /// Without --test or --test-fraction, hold out this fraction of the training ratings to stop
+    /// early on (0 to train on all of them for every iteration).
+    #[arg(long, value_name = "F", default_value_t = 0.05)]
+    pub validation: f64,
+    /// Early stopping: stop after this many evaluations without a better validation RMSE, and keep
+    /// the best iteration's factors.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub patience: usize,
+    /// Stop once an iteration lowers the training objective by less than this fraction of it
+    /// (0 to run every iteration); --iterations is then the most.
+    #[arg(long, value_name = "T", default_value_t = 1e-3)]
+    pub tol: f64,
     /// Iterations between evaluations (objective, RMSE), and at the last.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub eval_every: usize,

@@ -34,12 +34,23 @@ impl From<strads_mf::MfError> for Failure {
 struct Summary {
     train_rmse: f64,
     test_rmse: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    validation_rmse: Option<f64>,
     objective: f64,
     rank: usize,
     lambda: f64,
+    lambda_from_data: bool,
+    init_scale: f64,
+    init_scale_from_data: bool,
     weighted_lambda: bool,
     bias: &'static str,
     iterations: u64,
+    best_iteration: u64,
+    stopped_early: bool,
+    converged: bool,
+    tol: f64,
+    validation_ratings: usize,
+    patience: usize,
     inner_iterations: usize,
     seconds: f64,
     loading_seconds: f64,
@@ -93,10 +104,21 @@ fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
         inner_iterations: args.inner_iterations.unwrap_or(if algorithm == Algorithm::Ccdpp { 3 } else { 1 }),
         seed: args.seed,
         init_scale: args.init_scale,
+        patience: args.patience,
+        tol: args.tol,
         eval_every: args.eval_every,
         trace_half_steps: false,
     };
+    if !(0.0..1.0).contains(&args.validation) {
+        return Err(Failure::input(format!("--validation must be in [0, 1), got {}", args.validation)));
+    }
     params.check(args.workers).map_err(Failure::input)
+}
+
+/// The validation fraction and seed of a run: only without a test set.
+fn validation(args: &MfTrainArgs) -> Option<(f64, u64)> {
+    (args.test.is_none() && args.test_fraction.is_none() && args.validation > 0.0)
+        .then_some((args.validation, args.seed))
 }
 
 fn read_options(args: &MfTrainArgs) -> ReadOptions {
@@ -122,7 +144,14 @@ fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<(Box<dyn RatingSour
         && args.test_fraction.is_none()
         && !strads_mf::ratings::is_matrix_market(&args.data, options.format)?
     {
-        let (shares, ids) = crate::shares::load_ratings(&mpi, &args.data, args.test.as_deref(), options, args.workers)?;
+        let (shares, ids) = crate::shares::load_ratings(
+            &mpi,
+            &args.data,
+            args.test.as_deref(),
+            options,
+            args.workers,
+            validation(args),
+        )?;
         runtime::note_input_read(shares.bytes_read);
         return Ok((Box::new(shares), ids));
     }
@@ -137,7 +166,14 @@ fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<(Box<dyn RatingSour
         (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
         (None, None) => (read, Vec::new()),
     };
-    let ratings = InMemory::new(train, test, ids.users.len(), ids.items.len())?;
+    let (train, held) = match validation(args) {
+        Some((fraction, seed)) if strads_mf::ratings::validation_applies(train.len(), fraction) => {
+            strads_mf::ratings::hold_out(train, fraction, seed)
+        }
+        Some(_) => (train, Vec::new()),
+        None => (train, Vec::new()),
+    };
+    let ratings = InMemory::new(train, test, ids.users.len(), ids.items.len())?.with_validation(held)?;
     Ok((Box::new(ratings), ids))
 }
 
@@ -169,7 +205,10 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let launcher = runtime::launcher(args.workers)?;
     let progress = Progress::counted("mf", args.quiet, checked.iterations as u64);
     let mut observe = |p: &TracePoint| {
-        let test = p.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        let mut test = p.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        if let Some(x) = p.validation_rmse {
+            test += &format!(", validation RMSE {x:.4}");
+        }
         progress.update(
             p.iteration,
             format!("objective {:.6e}, train RMSE {:.4}{test}", p.objective, p.train_rmse),
@@ -196,17 +235,27 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let scale = runtime::scale();
     let pairs = runtime::gather_on_leader(ratings.pairs())?;
     let Some(fit) = outcome? else { return Ok(()) };
-    let last = *fit.last().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
+    let last = *fit.returned_point().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let model = Model::from_fit(&fit, &ids, checked.bias);
     let summary = Summary {
         train_rmse: last.train_rmse,
         test_rmse: last.test_rmse,
+        validation_rmse: last.validation_rmse,
         objective: last.objective,
         rank: checked.rank,
-        lambda: checked.lambda,
+        lambda: fit.lambda,
+        lambda_from_data: checked.lambda.is_none(),
+        init_scale: fit.init_scale,
+        init_scale_from_data: checked.init_scale.is_none(),
         weighted_lambda: checked.weighted_lambda,
         bias: checked.bias.name(),
         iterations: fit.iterations,
+        best_iteration: last.iteration,
+        stopped_early: fit.stopped_early,
+        converged: fit.converged,
+        tol: checked.tol,
+        validation_ratings: totals.validation_ratings,
+        patience: checked.patience,
         inner_iterations: checked.inner_iterations,
         seconds: fit.seconds,
         loading_seconds,
@@ -232,12 +281,19 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         users: model.ids.users.len(),
         items: model.ids.items.len(),
         algorithm: checked.algorithm,
-        lambda: checked.lambda,
+        lambda: fit.lambda,
         weighted_lambda: checked.weighted_lambda,
     };
     write_outputs(&args.out, &model, &fit, &pairs, &summary, &info)?;
     if !args.quiet {
-        let test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        let mut test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
+        if let Some(x) = last.validation_rmse {
+            let stop = if fit.stopped_early { ", stopped early" } else { "" };
+            test += &format!(", validation RMSE {x:.4} at iteration {}{stop}", last.iteration);
+        }
+        if fit.converged {
+            test += &format!(", converged (objective down by less than {:e} in an iteration)", checked.tol);
+        }
         println!(
             "mf: {} rank {}, {} iterations in {:.2} s, train RMSE {:.4}{test} -> {}",
             checked.algorithm.name(),
@@ -347,10 +403,11 @@ fn write_outputs(
     })
     .map_err(run)?;
     write_atomic(&out.join("trace.csv"), |w| {
-        writeln!(w, "iteration,seconds,objective,train_rmse,test_rmse")?;
+        writeln!(w, "iteration,seconds,objective,train_rmse,test_rmse,validation_rmse")?;
         for p in &fit.trace {
             let test = p.test_rmse.map_or(String::new(), |x| x.to_string());
-            writeln!(w, "{},{},{},{},{test}", p.iteration, p.seconds, p.objective, p.train_rmse)?;
+            let validation = p.validation_rmse.map_or(String::new(), |x| x.to_string());
+            writeln!(w, "{},{},{},{},{test},{validation}", p.iteration, p.seconds, p.objective, p.train_rmse)?;
         }
         Ok(())
     })

@@ -389,6 +389,7 @@ pub struct RankRatings {
     by_user: Vec<(u32, u32, f64)>,
     by_item: Vec<(u32, u32, f64)>,
     test: Vec<Rating>,
+    validation: Vec<Rating>,
     /// Bytes this rank read from the training file.
     pub bytes_read: u64,
 }
@@ -412,6 +413,10 @@ impl RatingSource for RankRatings {
 
     fn pairs(&self) -> Vec<(u32, u32)> {
         self.by_user.iter().map(|&(u, i, _)| (u, i)).collect()
+    }
+
+    fn validation_by_users(&self, users: Range<usize>) -> Vec<Rating> {
+        self.validation.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
     }
 }
 
@@ -447,6 +452,7 @@ pub fn load_ratings(
     test: Option<&Path>,
     options: &ReadOptions,
     workers: usize,
+    validation: Option<(f64, u64)>,
 ) -> Result<(RankRatings, Ids), Failure> {
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     let layout = delimited_layout(train)?;
@@ -495,6 +501,18 @@ pub fn load_ratings(
     resolve_duplicates(train, &mut survivors, options.duplicates, |u, i| {
         (format!("number {u}"), format!("number {i}"))
     })?;
+    // Validation ratings leave training by a hash of the pair, as in memory.
+    let resolved = mpi.all_sum_one(survivors.len() as u64) as usize;
+    let held: Vec<(Rating, usize)> = match validation {
+        Some((fraction, seed)) if strads_mf::ratings::validation_applies(resolved, fraction) => {
+            let (kept, held) = survivors
+                .into_iter()
+                .partition(|(r, _)| !strads_mf::ratings::is_held_out(r.user, r.item, seed, fraction));
+            survivors = kept;
+            held
+        }
+        _ => Vec::new(),
+    };
     let mut counts = vec![0u64; users + items];
     for (r, _) in &survivors {
         counts[r.user as usize] += 1;
@@ -522,10 +540,16 @@ pub fn load_ratings(
     drop(survivors);
     let owned = rank_range(&user_ranges, threads, rank);
     let mut sums = vec![0.0; owned.len()];
+    let mut squares = vec![0.0; owned.len()];
     for &(u, _, v) in &by_user {
         sums[u as usize - owned.start] += v;
+        squares[u as usize - owned.start] += v * v;
     }
     let (user_sums, _) = concat_all(mpi, &sums)?;
+    let (user_square_sums, _) = concat_all(mpi, &squares)?;
+    let validation_ratings = mpi.all_sum_one(held.len() as u64) as usize;
+    let validation: Vec<Rating> =
+        route(mpi, &held, |r| owner_of(&user_ranges, threads, r.user as usize))?.iter().map(|r| unlined(r).0).collect();
 
     let mut totals = RatingTotals {
         users,
@@ -536,6 +560,8 @@ pub fn load_ratings(
         user_counts,
         item_counts,
         user_sums,
+        user_square_sums,
+        validation_ratings,
     };
     let cold = test_ratings.iter().filter(|r| totals.is_cold(r)).count();
     totals.test_cold_pairs = mpi.all_max(cold as u64) as usize;
@@ -544,5 +570,5 @@ pub fn load_ratings(
         parts[owner_of(&user_ranges, threads, r.user as usize)].push((r.user, r.item, r.value, line));
     }
     let test: Vec<Rating> = mpi.exchange(parts).map_err(transport)?.concat().iter().map(|r| unlined(r).0).collect();
-    Ok((RankRatings { totals, by_user, by_item, test, bytes_read: share.bytes_read }, ids))
+    Ok((RankRatings { totals, by_user, by_item, test, validation, bytes_read: share.bytes_read }, ids))
 }

@@ -156,6 +156,16 @@ fn mf_on_ranks_equals_embedded() {
             same_model(dir.path(), &format!("mf-{algorithm}"), &args, &model, ranks, threads);
         }
     }
+    // Without a test set, 5% of the ratings are held out by a hash of the pair, on whichever rank
+    // reads them, for early stopping and the keeping of the best iteration's factors.
+    let args = ["mf", "--data", &train, "--rank", "6", "--iterations", "12", "--lambda", "0.001", "--patience", "1"];
+    same_model(dir.path(), "mf-validation", &args, &model, 3, 1);
+    let held = summary(&dir.path().join("mf-validation-mpi-3x1"));
+    let embedded = summary(&dir.path().join("mf-validation-embedded-3"));
+    assert!(held["validation_ratings"].as_u64().unwrap() > 0, "{held}");
+    for key in ["validation_ratings", "best_iteration", "validation_rmse"] {
+        assert_eq!(held[key], embedded[key], "{key}");
+    }
 }
 
 /// SIGTERM to mpirun saves a checkpoint on rank 0 for every rank; resuming on the same number of
