@@ -269,32 +269,39 @@ pub fn initial_row(params: &CheckedParams, side: Side, row: usize) -> Vec<f64> {
     out
 }
 
-/// Solves `a x = b` for a symmetric positive definite `a` (`n x n`, row-major, lower triangle read)
-/// by Cholesky; `None` if `a` is not positive definite.
-pub fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) -> Option<()> {
-    for j in 0..n {
-        let mut d = a[j * n + j];
-        for k in 0..j {
-            d -= a[j * n + k] * a[j * n + k];
+/// `sum a_k b_k` with four running sums (so that the loop vectorizes and pipelines).
+fn dot_unrolled(a: &[f64], b: &[f64]) -> f64 {
+    let mut sums = [0.0f64; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a4.zip(b4) {
+        for l in 0..4 {
+            sums[l] += x[l] * y[l];
         }
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+}
+
+/// Solves `a x = b` for a symmetric positive definite `a` (`n x n`, row-major, lower triangle read)
+/// by Cholesky; `None` if `a` is not positive definite. Row by row (`L_ij` from rows `i` and `j` of
+/// `L` left of column `j`), so every inner product runs over two contiguous rows.
+pub fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) -> Option<()> {
+    for i in 0..n {
+        let (done, rest) = a.split_at_mut(i * n);
+        let row = &mut rest[..n];
+        for j in 0..i {
+            let lj = &done[j * n..j * n + j];
+            let s = row[j] - dot_unrolled(&row[..j], lj);
+            row[j] = s / done[j * n + j];
+        }
+        let d = row[i] - dot_unrolled(&row[..i], &row[..i]);
         if d <= 0.0 || !d.is_finite() {
             return None;
         }
-        let d = d.sqrt();
-        a[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= a[i * n + k] * a[j * n + k];
-            }
-            a[i * n + j] = s / d;
-        }
+        row[i] = d.sqrt();
     }
     for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= a[i * n + k] * b[k];
-        }
+        let s = b[i] - dot_unrolled(&a[i * n..i * n + i], &b[..i]);
         b[i] = s / a[i * n + i];
     }
     for i in (0..n).rev() {
