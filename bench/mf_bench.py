@@ -223,7 +223,11 @@ class Run:
         return f"{self.tool} {self.config}".strip()
 
     def row(self, iteration):
-        return next((t for t in self.trace if t[0] == iteration), None)
+        """The trace's point at that iteration; for a run that stopped by itself before it, its last point."""
+        found = next((t for t in self.trace if t[0] == iteration), None)
+        if found is None and self.defaults and self.trace and self.trace[-1][0] < iteration:
+            return self.trace[-1]
+        return found
 
     def seconds_to(self, target, column=2):
         """Seconds at the first point whose test RMSE (column 2) or objective (column 4) is <= target."""
@@ -267,7 +271,7 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
                 os.remove(os.path.join(out, stale))
         cmd = [binary, "mf", "--data", train, "--test", test, "--algorithm", algorithm, "--rank", str(k),
                "--lambda", repr(lam), "--weighted-lambda", "--iterations", str(iterations), "--workers", str(workers),
-               "--bias", bias, "--seed", "1", "--out", out, "--quiet"]
+               "--bias", bias, "--seed", "1", "--tol", "0", "--out", out, "--quiet"]
         if defaults:
             # What a newcomer types: the data, the test set, the rank, the workers.
             cmd = [binary, "mf", "--data", train, "--test", test, "--rank", str(k), "--workers", str(workers),
@@ -297,7 +301,7 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
             run.notes.append(f"defaults chose {summary.get('algorithm')}, bias {summary.get('bias')}, lambda "
                              f"{summary.get('lambda', float('nan')):.4f} (weighted: {summary.get('weighted_lambda')}), "
                              f"initial scale {summary.get('init_scale', float('nan')):.4f}")
-        wants = (("rank", k), ("workers", workers), ("iterations", iterations))
+        wants = (("rank", k), ("workers", workers)) + (() if summary.get("converged") else (("iterations", iterations),))
         for key, want in wants if defaults else wants + (("algorithm", algorithm),):
             if key in summary and summary[key] != want:
                 run.notes.append(f"summary.json says {key} = {summary[key]!r}, {want!r} was asked")
@@ -311,7 +315,13 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
                     return float(value) if value not in (None, "") else None
                 trace.append((int(row["iteration"]), float(row["seconds"]), number("test_rmse"),
                               number("train_rmse"), number("objective")))
-        if not trace or trace[-1][0] != iterations:
+        # The defaults stop once an iteration lowers the objective by less than their tolerance: their last point
+        # stands for the run. Tuned runs are asked for --tol 0 and must run every iteration.
+        stopped = defaults and summary.get("converged") and trace and trace[-1][0] < iterations
+        if stopped and attempt == 0:
+            run.notes.append(f"converged after {trace[-1][0]} iterations (tol {summary.get('tol')}): its last point "
+                             f"stands in the @{iterations} columns")
+        if not trace or (trace[-1][0] != iterations and not stopped):
             run.error = f"trace.csv ends at iteration {trace[-1][0] if trace else 0}, not {iterations}"
             return run
         traces.append(trace)
@@ -563,9 +573,11 @@ def main():
 
     if "strads" in tools:
         os.makedirs(args.workdir, exist_ok=True)
+    # libmf and strads at every rank first, Spark last: a live JVM beside the native tools takes CPU from them.
+    runs_by_rank = {}
     for k in ranks:
         print(f"== rank {k}, lambda {args.lam:g}, {iterations} iterations", flush=True)
-        runs = []
+        runs = runs_by_rank[k] = []
         if "libmf" in tools:
             for threads in libmf_threads:
                 print(f"  libmf, {threads} thread(s)", flush=True)
@@ -574,15 +586,19 @@ def main():
             for algorithm, p, bias in strads_configs:
                 runs.append(run_strads(args.strads, train_path, test_path, k, args.lam, iterations, algorithm, p, bias,
                                        args.inner_iterations, repeat, args.workdir, args.timeout))
-        if "spark" in tools:
-            if spark is None:
-                print(f"  starting Spark (local[{args.spark_cores}])", flush=True)
-                spark, started = start_spark(args.spark_cores)
-                frame = spark_frame(spark, data)
-                print(f"  Spark session started in {started:.1f} s (not counted)", flush=True)
-            print(f"  Spark ALS, maxIter {spark_points}", flush=True)
-            runs.append(run_spark(frame, data, k, args.lam, spark_points, args.spark_blocks, args.spark_cores,
-                                  args.spark_repeat))
+    if "spark" in tools:
+        print(f"  starting Spark (local[{args.spark_cores}])", flush=True)
+        spark, started = start_spark(args.spark_cores)
+        frame = spark_frame(spark, data)
+        print(f"  Spark session started in {started:.1f} s (not counted)", flush=True)
+        for k in ranks:
+            print(f"== rank {k}: Spark ALS, maxIter {spark_points}", flush=True)
+            runs_by_rank[k].append(run_spark(frame, data, k, args.lam, spark_points, args.spark_blocks,
+                                             args.spark_cores, args.spark_repeat))
+        spark.stop()
+        spark = None
+    for k in ranks:
+        runs = runs_by_rank[k]
         report(say, k, args.lam, runs, iterations, mid)
         image = plot_traces(
             args.strads if "strads" in tools else None,
@@ -694,7 +710,7 @@ def report(say, k, lam, runs, iterations, mid):
         if end is None or end[2] is None:
             continue
         checks.append(f"defaults, P={r.workers}: test RMSE {end[2]:.4f} at or below libmf's best {best:.4f}: "
-                      f"{'met' if end[2] <= best else 'NOT met'}; {end[1]:.3f} s for {iterations} iterations, at most "
+                      f"{'met' if end[2] <= best else 'NOT met'}; {end[1]:.3f} s for its {end[0]} iterations, at most "
                       f"libmf's {base_seconds:.3f} s: {'met' if end[1] <= base_seconds else 'NOT met'}")
     if checks:
         say("Targets:")

@@ -147,14 +147,16 @@ impl CheckedParams {
     /// These settings with `lambda` and the initial scale set from the training ratings where they
     /// were left to the data (`std` is the ratings' standard deviation, `mean` their mean):
     /// `lambda = 0.1 std`, and an initial scale that makes the initial `w . h` small beside what it
-    /// must fit -- `sqrt(std / K) / 2` with offsets (the factors fit what the biases leave, of spread
-    /// about `std`), `2 sqrt(|mean| / K)` without (the factors must carry the mean: uniform
-    /// entries in `[0, s)` give `E[w . h] = K s^2 / 4`).
+    /// must fit, `sqrt(std / K) / 2` (with offsets the factors fit what the biases leave, of spread
+    /// about `std`; CCD++ and CCD fit the residual one coordinate at a time and start best near
+    /// zero with or without them) -- except for ALS without offsets, `2 sqrt(|mean| / K)`: its first
+    /// half-step solves against the initial factor, which must then carry the mean (uniform entries
+    /// in `[0, s)` give `E[w . h] = K s^2 / 4`).
     pub fn for_data(&self, mean: f64, std: f64) -> CheckedParams {
         let unit = if std.is_finite() && std > 0.0 { std } else { 1.0 };
         let k = self.rank as f64;
-        let scale = match self.bias {
-            Bias::None if mean.abs() > 0.0 && mean.is_finite() => 2.0 * (mean.abs() / k).sqrt(),
+        let scale = match (self.algorithm, self.bias) {
+            (Algorithm::Als, Bias::None) if mean.abs() > 0.0 && mean.is_finite() => 2.0 * (mean.abs() / k).sqrt(),
             _ => (unit / k).sqrt() / 2.0,
         };
         CheckedParams {

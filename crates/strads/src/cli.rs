@@ -737,8 +737,8 @@ pub struct MfTrainArgs {
     /// Seed of the initial factors and of --test-fraction's split.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Initial factor entries are uniform in [0, S) [default: sqrt(std / K) / 2 with offsets, 2
-    /// sqrt(mean / K) without, from the training ratings].
+    /// Initial factor entries are uniform in [0, S) [default: sqrt(std / K) / 2, or 2 sqrt(mean / K)
+    /// for ALS without offsets, from the training ratings].
     #[arg(long, value_name = "S")]
     pub init_scale: Option<f64>,
     /// Without --test or --test-fraction, hold out this fraction of the training ratings to stop
