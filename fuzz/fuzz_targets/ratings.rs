@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&path, data).is_ok() {
         for format in [RatingsFormat::Auto, RatingsFormat::Delimited, RatingsFormat::MatrixMarket] {
             for duplicates in [Duplicates::Error, Duplicates::Last, Duplicates::Mean] {
-                let _ = read_ratings(&path, &ReadOptions { format, duplicates }, &mut Ids::default());
+                let _ = read_ratings(&path, &ReadOptions { format, duplicates, nonnegative: false }, &mut Ids::default());
             }
         }
         let _ = read_pairs(&path);

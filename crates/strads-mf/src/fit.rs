@@ -46,6 +46,8 @@ pub struct MfFit {
     pub lambda: f64,
     /// The initial scale.
     pub init_scale: f64,
+    /// Implicit feedback's settings, with the CG steps as chosen from the data.
+    pub implicit: Option<crate::params::Implicit>,
 }
 
 impl MfFit {
@@ -171,6 +173,11 @@ impl RatingTotals {
     /// how the ratings were split between processes.
     pub fn mean(&self) -> f64 {
         self.user_sums.iter().sum::<f64>() / self.ratings.max(1) as f64
+    }
+
+    /// The mean number of training ratings of a row (a user or an item): each rating is in two rows.
+    pub fn pairs_per_row(&self) -> f64 {
+        2.0 * self.ratings as f64 / (self.users + self.items).max(1) as f64
     }
 
     /// The standard deviation of the training ratings, summed in user order like [`Self::mean`].
@@ -301,7 +308,7 @@ pub fn fit_source<L: Launcher>(
     }
     let (users, items) = (totals.users, totals.items);
     let train_mean = totals.mean();
-    let params = &params.for_data(train_mean, totals.std());
+    let params = &params.for_data(train_mean, totals.std(), totals.pairs_per_row());
     let mu = if params.bias == Bias::None { 0.0 } else { train_mean };
     let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
     let user_ranges = balanced_ranges(&weights(&totals.user_counts), workers);
@@ -313,8 +320,19 @@ pub fn fit_source<L: Launcher>(
         checkpoints,
         |p| {
             let (us, is) = (user_ranges[p].clone(), item_ranges[p].clone());
+            let user_ratings = source.by_users(us.clone());
+            if params.implicit.is_some()
+                && let Some(&(u, i, value)) = user_ratings.iter().find(|t| t.2 < 0.0)
+            {
+                return Err(MfError::Data(format!(
+                    "implicit feedback needs values >= 0 (counts), user row {u} item row {i} has {value}"
+                ))
+                .into());
+            }
+            // Implicit feedback is scored by ranking metrics on the gathered model, not by held-out errors.
+            let heldout = |ratings: Vec<Rating>| if params.implicit.is_some() { Vec::new() } else { heldout(ratings) };
             let data = ShardData {
-                user_ratings: source.by_users(us.clone()),
+                user_ratings,
                 item_ratings: source.by_items(is.clone()),
                 test: heldout(source.test_by_users(us.clone())),
                 validation: heldout(source.validation_by_users(us.clone())),
@@ -329,7 +347,12 @@ pub fn fit_source<L: Launcher>(
         },
         || {
             (
-                MfScheduler::new(params.clone(), totals.test_ratings > 0, has_validation, observer),
+                MfScheduler::new(
+                    params.clone(),
+                    totals.test_ratings > 0 && params.implicit.is_none(),
+                    has_validation && params.implicit.is_none(),
+                    observer,
+                ),
                 MfAggregator::default(),
             )
         },
@@ -360,6 +383,7 @@ pub fn fit_source<L: Launcher>(
         converged,
         lambda: params.lambda(),
         init_scale: params.init_scale(),
+        implicit: params.implicit,
     }))
 }
 

@@ -1,4 +1,5 @@
-//! Matrix factorization of explicit ratings by scheduled coordinate descent, model parallel.
+//! Matrix factorization of explicit ratings and implicit feedback by scheduled coordinate descent,
+//! model parallel.
 //!
 //! Users and items are split into contiguous blocks, one of each per worker; a worker owns the
 //! rows of `W` and `H` of its blocks and the ratings of both, with their residuals. A half-step
@@ -13,13 +14,14 @@ mod model;
 mod params;
 mod plan;
 mod program;
+pub mod ranking;
 pub mod ratings;
 pub mod reference;
 
 pub use error::MfError;
 pub use fit::{InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_source, memory_estimate};
 pub use model::Model;
-pub use params::{Algorithm, Bias, CheckedParams, MfParams};
+pub use params::{Algorithm, Bias, CheckedParams, Implicit, MfParams};
 pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};
 pub use program::{
     Commit, Evaluation, Mf, Partial, Shard, ShardData, Side, Task, cholesky_solve, free_slots, initial_row,

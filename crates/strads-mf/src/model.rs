@@ -89,16 +89,14 @@ impl Model {
     /// leaving out the item rows in `exclude`; `None` for a user the model does not know.
     pub fn recommend(&self, user: &str, top: usize, exclude: &[u32]) -> Option<Vec<(usize, f64)>> {
         let u = self.ids.find_user(user)? as usize;
-        let mut excluded = vec![false; self.ids.items.len()];
+        let items = self.ids.items.len();
+        let mut excluded = vec![false; items];
         for &i in exclude {
             if let Some(x) = excluded.get_mut(i as usize) {
                 *x = true;
             }
         }
-        let mut scored: Vec<(usize, f64)> =
-            (0..self.ids.items.len()).filter(|&i| !excluded[i]).map(|i| (i, self.score(u, i))).collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scored.truncate(top);
+        let scored = crate::ranking::top_items(items, top, &excluded, |i| self.score(u, i));
         Some(scored)
     }
 }

@@ -212,7 +212,7 @@ impl Scheduler<Mf> for MfScheduler<'_> {
                 iteration: self.iteration,
                 half_steps: self.half_steps,
                 seconds: self.training.as_secs_f64(),
-                objective: e.squared_error + e.regularization,
+                objective: e.loss + e.regularization,
                 train_rmse: (e.squared_error / e.ratings.max(1) as f64).sqrt(),
                 test_rmse: (self.has_test && e.test_ratings > 0)
                     .then(|| (e.test_squared_error / e.test_ratings as f64).sqrt()),
@@ -339,6 +339,7 @@ impl Aggregator<Mf> for MfAggregator {
                 let mut total = Evaluation::default();
                 for partial in partials {
                     if let Partial::Evaluation(e) = partial {
+                        total.loss += e.loss;
                         total.squared_error += e.squared_error;
                         total.regularization += e.regularization;
                         total.ratings += e.ratings;

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use strads_core::checkpoint::{decode, encode, expect_len};
 use strads_core::{BoxError, Program, Round, Worker};
 
-use crate::params::{Algorithm, Bias, CheckedParams};
+use crate::params::{Algorithm, Bias, CheckedParams, Implicit};
 
 /// The MF program's message types.
 pub struct Mf;
@@ -86,7 +86,10 @@ pub enum Partial {
 /// Objective parts summed over workers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
-    /// Sum of squared training residuals.
+    /// The loss term of the objective: `squared_error`, or with implicit feedback the
+    /// confidence-weighted loss over every (user, item) pair.
+    pub loss: f64,
+    /// Sum of squared training residuals (implicit feedback: of the preferences, over the observed pairs).
     pub squared_error: f64,
     /// The regularization term.
     pub regularization: f64,
@@ -462,6 +465,40 @@ impl Shard {
             Side::H => (&mut self.h, &mut self.by_item, &self.full_w, &self.reg_h, &self.cold_h),
         };
         let mut scratch = AlsScratch::default();
+        if let Some(implicit) = self.params.implicit {
+            let g = gram(other, d);
+            for r in 0..entries.rows() {
+                let row = &mut rows[r * d..(r + 1) * d];
+                if cold[r] {
+                    row.fill(0.0);
+                    continue;
+                }
+                let rated = Rated { entries: &*entries, range: entries.range(r), other, d, implicit };
+                match (als, implicit.cg_steps.unwrap_or(0)) {
+                    (true, 0) => implicit_exact_row(row, &rated, &g, reg[r], &mut scratch),
+                    (true, steps) => implicit_cg_row(row, &rated, &g, reg[r], steps, &mut scratch),
+                    (false, _) => {
+                        let range = rated.range.clone();
+                        implicit_ccd_row(
+                            row,
+                            entries,
+                            range,
+                            other,
+                            d,
+                            implicit,
+                            &g,
+                            reg[r],
+                            &self.params,
+                            &mut scratch,
+                        );
+                    }
+                }
+            }
+            if side == Side::W {
+                self.by_user_fresh = !als;
+            }
+            return rows.clone();
+        }
         for r in 0..entries.rows() {
             let row = &mut rows[r * d..(r + 1) * d];
             if cold[r] {
@@ -527,10 +564,30 @@ impl Shard {
             None => entries.residual[e],
         };
         let mut squared_error = 0.0;
-        for r in 0..self.by_user.rows() {
-            for e in self.by_user.range(r) {
-                squared_error += current(&self.by_user, r, e).powi(2);
+        let mut loss = 0.0;
+        if let Some(implicit) = self.params.implicit {
+            // sum over all pairs c (p - s)^2 = sum_u w_u^T G_H w_u + sum over observed pairs
+            // [c (1 - s)^2 - s^2]: every pair at confidence 1 and preference 0, corrected where observed.
+            let g = gram(&self.full_h, d);
+            for row in self.w.chunks_exact(d) {
+                loss += (0..d).map(|a| row[a] * dot(&g[a * d..(a + 1) * d], row)).sum::<f64>();
             }
+            let entries = &self.by_user;
+            for e in 0..entries.len() {
+                let value = entries.value[e];
+                if value > 0.0 {
+                    let s = value - entries.residual[e];
+                    loss += implicit.confidence(value) * (1.0 - s).powi(2) - s * s;
+                    squared_error += (1.0 - s).powi(2);
+                }
+            }
+        } else {
+            for r in 0..self.by_user.rows() {
+                for e in self.by_user.range(r) {
+                    squared_error += current(&self.by_user, r, e).powi(2);
+                }
+            }
+            loss = squared_error;
         }
         let fallback = (self.params.bias == Bias::None).then_some(self.fallback);
         let test_squared_error = self.test.squared_error(current, fallback);
@@ -550,6 +607,7 @@ impl Shard {
             }
         }
         Evaluation {
+            loss,
             squared_error,
             regularization,
             ratings: self.by_user.len() as u64,
@@ -599,6 +657,10 @@ struct AlsScratch {
     rhs: Vec<f64>,
     block: Vec<f64>,
     targets: [f64; SYRK_BLOCK],
+    /// Implicit feedback: conjugate-gradient vectors (or the row CCD's `G w`).
+    residual: Vec<f64>,
+    direction: Vec<f64>,
+    product: Vec<f64>,
 }
 
 /// `lower(system) += sum_j x_j x_j^T` and `rhs += sum_j t_j x_j` over the `SYRK_BLOCK` rows `x_j`
@@ -637,7 +699,7 @@ fn solve_row(
     scratch: &mut AlsScratch,
 ) {
     let f = free.len();
-    let AlsScratch { system, rhs, block, targets } = scratch;
+    let AlsScratch { system, rhs, block, targets, .. } = scratch;
     system.clear();
     system.resize(f * f, 0.0);
     rhs.clear();
@@ -671,6 +733,199 @@ fn solve_row(
     if cholesky_solve(system, rhs, f).is_some() {
         for (a, &t) in free.iter().enumerate() {
             row[t] = rhs[a];
+        }
+    }
+}
+
+/// The Gram matrix `sum_j x_j x_j^T` of the rows of `factor` (`d` entries each), `d x d`, both triangles.
+fn gram(factor: &[f64], d: usize) -> Vec<f64> {
+    let mut g = vec![0.0; d * d];
+    let mut rhs = vec![0.0; d];
+    let zeros = [0.0; SYRK_BLOCK];
+    let blocks = factor.chunks_exact(SYRK_BLOCK * d);
+    let tail = blocks.remainder();
+    for block in blocks {
+        syrk_block(&mut g, &mut rhs, block, &zeros, d);
+    }
+    for x in tail.chunks_exact(d) {
+        for a in 0..d {
+            for (gc, &xc) in g[a * d..a * d + a + 1].iter_mut().zip(x) {
+                *gc += x[a] * xc;
+            }
+        }
+    }
+    for a in 0..d {
+        for c in a + 1..d {
+            g[a * d + c] = g[c * d + a];
+        }
+    }
+    g
+}
+
+/// The observed pairs of one row under implicit feedback: its entries and the other factor.
+struct Rated<'a> {
+    entries: &'a Entries,
+    range: Range<usize>,
+    other: &'a [f64],
+    d: usize,
+    implicit: Implicit,
+}
+
+impl Rated<'_> {
+    /// `(confidence, other row)` of every pair with a positive value (the others are unobserved pairs).
+    fn pairs(&self) -> impl Iterator<Item = (f64, &[f64])> + '_ {
+        self.range.clone().filter(|&e| self.entries.value[e] > 0.0).map(|e| {
+            let j = self.entries.other[e] as usize;
+            (self.implicit.confidence(self.entries.value[e]), &self.other[j * self.d..(j + 1) * self.d])
+        })
+    }
+
+    /// `out = (G + reg I + sum (c - 1) o o^T) x`, the row's normal matrix times `x`.
+    fn apply(&self, g: &[f64], reg: f64, x: &[f64], out: &mut [f64]) {
+        for (a, slot) in out.iter_mut().enumerate() {
+            *slot = dot_unrolled(&g[a * self.d..(a + 1) * self.d], x) + reg * x[a];
+        }
+        for (c, o) in self.pairs() {
+            let coef = (c - 1.0) * dot_unrolled(o, x);
+            for (slot, &oa) in out.iter_mut().zip(o) {
+                *slot += coef * oa;
+            }
+        }
+    }
+}
+
+/// An implicit-feedback ALS row solved exactly: `(G + sum (c - 1) o o^T + reg I) w = sum c o`, the
+/// observed pairs added by the blocked rank-8 update (as `sqrt(c - 1) o` with target
+/// `c / sqrt(c - 1)`), then a Cholesky solve.
+fn implicit_exact_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, scratch: &mut AlsScratch) {
+    let f = rated.d;
+    let AlsScratch { system, rhs, block, targets, .. } = scratch;
+    system.clear();
+    system.extend_from_slice(g);
+    rhs.clear();
+    rhs.resize(f, 0.0);
+    block.resize(SYRK_BLOCK * f, 0.0);
+    let mut filled = 0;
+    for (c, o) in rated.pairs() {
+        let root = (c - 1.0).sqrt();
+        targets[filled] = c / root;
+        for (x, &oa) in block[filled * f..(filled + 1) * f].iter_mut().zip(o) {
+            *x = root * oa;
+        }
+        filled += 1;
+        if filled == SYRK_BLOCK {
+            syrk_block(system, rhs, block, targets, f);
+            filled = 0;
+        }
+    }
+    for j in 0..filled {
+        let x = &block[j * f..(j + 1) * f];
+        for a in 0..f {
+            rhs[a] += targets[j] * x[a];
+            for (s, &xc) in system[a * f..a * f + a + 1].iter_mut().zip(x) {
+                *s += x[a] * xc;
+            }
+        }
+    }
+    for a in 0..f {
+        system[a * f + a] += reg;
+    }
+    if cholesky_solve(system, rhs, f).is_some() {
+        row.copy_from_slice(rhs);
+    }
+}
+
+/// An implicit-feedback ALS row by `steps` conjugate-gradient steps on the same system, from the
+/// row's current value; each step costs `K^2` plus two passes over the row's observed pairs.
+fn implicit_cg_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, steps: usize, scratch: &mut AlsScratch) {
+    let f = rated.d;
+    let AlsScratch { residual, direction, product, .. } = scratch;
+    residual.resize(f, 0.0);
+    product.resize(f, 0.0);
+    // r = b - A x, with b = sum c o.
+    rated.apply(g, reg, row, product);
+    residual.fill(0.0);
+    for (c, o) in rated.pairs() {
+        for (slot, &oa) in residual.iter_mut().zip(o) {
+            *slot += c * oa;
+        }
+    }
+    for (r, &ax) in residual.iter_mut().zip(product.iter()) {
+        *r -= ax;
+    }
+    direction.clear();
+    direction.extend_from_slice(residual);
+    let mut old = dot_unrolled(residual, residual);
+    for _ in 0..steps {
+        if old < 1e-20 {
+            break;
+        }
+        rated.apply(g, reg, direction, product);
+        let curvature = dot_unrolled(direction, product);
+        if curvature <= 0.0 || !curvature.is_finite() {
+            break;
+        }
+        let step = old / curvature;
+        for a in 0..f {
+            row[a] += step * direction[a];
+            residual[a] -= step * product[a];
+        }
+        let new = dot_unrolled(residual, residual);
+        for a in 0..f {
+            direction[a] = residual[a] + (new / old) * direction[a];
+        }
+        old = new;
+    }
+}
+
+/// An implicit-feedback row by coordinate descent (iCD: Bayer et al., 2017): each coordinate takes
+/// the exact minimizer of the row's objective along it, `G w` kept current in `K` per update and the
+/// row's residuals (`value - w . o`) in one pass over its pairs.
+#[allow(clippy::too_many_arguments)]
+fn implicit_ccd_row(
+    row: &mut [f64],
+    entries: &mut Entries,
+    range: Range<usize>,
+    other: &[f64],
+    d: usize,
+    implicit: Implicit,
+    g: &[f64],
+    reg: f64,
+    params: &CheckedParams,
+    scratch: &mut AlsScratch,
+) {
+    let gw = &mut scratch.product;
+    gw.resize(d, 0.0);
+    for (a, slot) in gw.iter_mut().enumerate() {
+        *slot = dot_unrolled(&g[a * d..(a + 1) * d], row);
+    }
+    for _ in 0..params.inner_iterations {
+        for t in 0..d {
+            let (mut grad, mut curvature) = (gw[t] + reg * row[t], g[t * d + t] + reg);
+            for e in range.clone() {
+                let value = entries.value[e];
+                if value > 0.0 {
+                    let c = implicit.confidence(value);
+                    let o = other[entries.other[e] as usize * d + t];
+                    let s = value - entries.residual[e];
+                    grad += ((c - 1.0) * s - c) * o;
+                    curvature += (c - 1.0) * o * o;
+                }
+            }
+            if curvature <= 0.0 {
+                continue;
+            }
+            let delta = -grad / curvature;
+            if delta == 0.0 {
+                continue;
+            }
+            row[t] += delta;
+            for e in range.clone() {
+                entries.residual[e] -= delta * other[entries.other[e] as usize * d + t];
+            }
+            for (a, slot) in gw.iter_mut().enumerate() {
+                *slot += delta * g[a * d + t];
+            }
         }
     }
 }

@@ -119,6 +119,9 @@ pub struct ReadOptions {
     pub format: RatingsFormat,
     /// Repeated pairs.
     pub duplicates: Duplicates,
+    /// Refuse negative values (implicit feedback: values are counts, plays or clicks, whose
+    /// confidence `1 + alpha r` must be at least 1).
+    pub nonnegative: bool,
 }
 
 /// A pair to predict, as read: original ids, a rating if the file has one, and its line.
@@ -151,6 +154,19 @@ pub fn read_ratings(path: &Path, options: &ReadOptions, ids: &mut Ids) -> Result
     }
     // Squared errors summed over every rating must stay finite.
     check_magnitudes(path, &lined, lined.len())?;
+    if options.nonnegative
+        && let Some((r, line)) = lined.iter().find(|(r, _)| r.value < 0.0)
+    {
+        return Err(DataError::parse(
+            path,
+            *line,
+            format!(
+                "negative value {} for implicit feedback: a value is a count (plays, clicks, purchases) and \
+                 its confidence 1 + alpha x value must be at least 1",
+                r.value
+            ),
+        ));
+    }
     resolve_duplicates(path, &mut lined, options.duplicates, |user, item| {
         (ids.users[user as usize].clone(), ids.items[item as usize].clone())
     })?;
@@ -500,7 +516,11 @@ mod tests {
         let path = dir.path().join("r.txt");
         std::fs::write(&path, text).unwrap();
         let mut ids = Ids::default();
-        let r = read_ratings(&path, &ReadOptions { format: RatingsFormat::Auto, duplicates }, &mut ids)?;
+        let r = read_ratings(
+            &path,
+            &ReadOptions { format: RatingsFormat::Auto, duplicates, nonnegative: false },
+            &mut ids,
+        )?;
         Ok((r, ids))
     }
 
@@ -536,6 +556,13 @@ mod tests {
         }
         let e = read("# only a comment\n", Duplicates::Error).unwrap_err().to_string();
         assert!(e.contains("no ratings"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plays.tsv");
+        std::fs::write(&path, "a\tb\t3\nc\td\t0\ne\tf\t-1\n").unwrap();
+        let implicit = ReadOptions { nonnegative: true, ..ReadOptions::default() };
+        let e = read_ratings(&path, &implicit, &mut Ids::default()).unwrap_err().to_string();
+        assert!(e.contains("plays.tsv:3: ") && e.contains("negative value -1"), "{e}");
+        assert_eq!(read_ratings(&path, &ReadOptions::default(), &mut Ids::default()).unwrap().len(), 3);
     }
 
     #[test]

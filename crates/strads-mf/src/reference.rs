@@ -22,7 +22,7 @@ pub fn offset(train: &[Rating], bias: Bias) -> f64 {
 /// `params` with what is left to the data set from `train`, as a run sets it.
 fn resolved(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> CheckedParams {
     let totals = crate::RatingTotals::of(train, &[], users, items);
-    params.for_data(totals.mean(), totals.std())
+    params.for_data(totals.mean(), totals.std(), totals.pairs_per_row())
 }
 
 fn regs(train: &[Rating], rows: usize, pick: impl Fn(&Rating) -> u32, params: &CheckedParams) -> Vec<f64> {
@@ -267,4 +267,164 @@ fn als_row(
             row[free[x]] = b[x];
         }
     }
+}
+
+/// Implicit feedback, densely: the confidence and preference of every (user, item) pair.
+fn dense_implicit(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> (Vec<f64>, Vec<f64>) {
+    let implicit = params.implicit.expect("implicit feedback settings");
+    let mut confidence = vec![1.0; users * items];
+    let mut preference = vec![0.0; users * items];
+    for r in train {
+        if r.value > 0.0 {
+            let at = r.user as usize * items + r.item as usize;
+            confidence[at] = implicit.confidence(r.value);
+            preference[at] = 1.0;
+        }
+    }
+    (confidence, preference)
+}
+
+/// Implicit feedback: `sum over every pair c (p - w . h)^2 + sum_i reg_i |w_i|^2 + sum_j reg_j |h_j|^2`,
+/// summed over all `users x items` pairs.
+pub fn implicit_objective(train: &[Rating], users: usize, items: usize, model: &Plain, params: &CheckedParams) -> f64 {
+    let params = &resolved(train, users, items, params);
+    let d = params.stride();
+    let (confidence, preference) = dense_implicit(train, users, items, params);
+    let mut total = 0.0;
+    for u in 0..users {
+        for i in 0..items {
+            let s: f64 = (0..d).map(|t| model.w[u * d + t] * model.h[i * d + t]).sum();
+            total += confidence[u * items + i] * (preference[u * items + i] - s).powi(2);
+        }
+    }
+    for (rows, reg) in
+        [(&model.w, regs(train, users, |r| r.user, params)), (&model.h, regs(train, items, |r| r.item, params))]
+    {
+        for (row, lambda) in rows.chunks_exact(d).zip(reg) {
+            total += lambda * row.iter().map(|x| x * x).sum::<f64>();
+        }
+    }
+    total
+}
+
+/// Implicit feedback: `params.iterations` outer iterations over the dense `users x items` problem,
+/// each row by the rule of `params` (ALS solved exactly or by conjugate-gradient steps, or
+/// coordinate descent), from the program's initial rows. Rows without training pairs are zero.
+pub fn fit_implicit(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> Plain {
+    let params = &resolved(train, users, items, params);
+    let implicit = params.implicit.expect("implicit feedback settings");
+    let d = params.stride();
+    let (confidence, preference) = dense_implicit(train, users, items, params);
+    let mut model = Plain {
+        w: (0..users).flat_map(|u| initial_row(params, Side::W, u)).collect(),
+        h: (0..items).flat_map(|i| initial_row(params, Side::H, i)).collect(),
+    };
+    let reg_w = regs(train, users, |r| r.user, params);
+    let reg_h = regs(train, items, |r| r.item, params);
+    let mut rated_w = vec![false; users];
+    let mut rated_h = vec![false; items];
+    for r in train {
+        rated_w[r.user as usize] = true;
+        rated_h[r.item as usize] = true;
+    }
+    for _ in 0..params.iterations {
+        for side in [Side::W, Side::H] {
+            let (rows, others, reg, rated) = match side {
+                Side::W => (users, items, &reg_w, &rated_w),
+                Side::H => (items, users, &reg_h, &rated_h),
+            };
+            let at = |x: usize, o: usize| match side {
+                Side::W => x * items + o,
+                Side::H => o * items + x,
+            };
+            let (mine, theirs) = match side {
+                Side::W => (&mut model.w, &model.h),
+                Side::H => (&mut model.h, &model.w),
+            };
+            for x in 0..rows {
+                let row = &mut mine[x * d..(x + 1) * d];
+                if !rated[x] {
+                    row.fill(0.0);
+                    continue;
+                }
+                let c: Vec<f64> = (0..others).map(|o| confidence[at(x, o)]).collect();
+                let p: Vec<f64> = (0..others).map(|o| preference[at(x, o)]).collect();
+                let other = |o: usize| &theirs[o * d..(o + 1) * d];
+                // A v = reg v + sum_o c_o (h_o . v) h_o over every other row.
+                let apply = |v: &[f64]| {
+                    let mut out: Vec<f64> = v.iter().map(|a| reg[x] * a).collect();
+                    for (o, &co) in c.iter().enumerate() {
+                        let s: f64 = other(o).iter().zip(v).map(|(a, b)| a * b).sum();
+                        for (slot, a) in out.iter_mut().zip(other(o)) {
+                            *slot += co * s * a;
+                        }
+                    }
+                    out
+                };
+                let mut b = vec![0.0; d];
+                for o in 0..others {
+                    for (slot, a) in b.iter_mut().zip(other(o)) {
+                        *slot += c[o] * p[o] * a;
+                    }
+                }
+                match (params.algorithm, implicit.cg_steps.unwrap_or(0)) {
+                    (Algorithm::Als, 0) => {
+                        let mut a = vec![0.0; d * d];
+                        for t in 0..d {
+                            let mut unit = vec![0.0; d];
+                            unit[t] = 1.0;
+                            for (s, value) in apply(&unit).into_iter().enumerate() {
+                                a[s * d + t] = value;
+                            }
+                        }
+                        if cholesky_solve(&mut a, &mut b, d).is_some() {
+                            row.copy_from_slice(&b);
+                        }
+                    }
+                    (Algorithm::Als, steps) => {
+                        let ax = apply(row);
+                        let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
+                        let mut dir = r.clone();
+                        let mut old: f64 = r.iter().map(|a| a * a).sum();
+                        for _ in 0..steps {
+                            if old < 1e-20 {
+                                break;
+                            }
+                            let ap = apply(&dir);
+                            let curvature: f64 = dir.iter().zip(&ap).map(|(a, b)| a * b).sum();
+                            if curvature <= 0.0 {
+                                break;
+                            }
+                            let step = old / curvature;
+                            for t in 0..d {
+                                row[t] += step * dir[t];
+                                r[t] -= step * ap[t];
+                            }
+                            let new: f64 = r.iter().map(|a| a * a).sum();
+                            for t in 0..d {
+                                dir[t] = r[t] + (new / old) * dir[t];
+                            }
+                            old = new;
+                        }
+                    }
+                    _ => {
+                        for _ in 0..params.inner_iterations {
+                            for t in 0..d {
+                                let (mut grad, mut curvature) = (reg[x] * row[t], reg[x]);
+                                for o in 0..others {
+                                    let s: f64 = other(o).iter().zip(row.iter()).map(|(a, b)| a * b).sum();
+                                    grad += c[o] * (s - p[o]) * other(o)[t];
+                                    curvature += c[o] * other(o)[t] * other(o)[t];
+                                }
+                                if curvature > 0.0 {
+                                    row[t] -= grad / curvature;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    model
 }

@@ -51,6 +51,7 @@ fn params(algorithm: Algorithm, bias: Bias, weighted: bool, iterations: usize, w
         tol: 0.0,
         eval_every: 1,
         trace_half_steps: false,
+        implicit: None,
     }
     .check(workers)
     .unwrap()

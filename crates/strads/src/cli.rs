@@ -709,27 +709,43 @@ pub struct MfTrainArgs {
     /// A (user, item) pair rated twice in one file: an error, the later rating, or the mean.
     #[arg(long, value_enum, default_value = "error")]
     pub duplicates: DuplicatesArg,
-    /// Update rule of a half-iteration.
-    #[arg(long, value_enum, default_value = "ccdpp")]
-    pub algorithm: AlgorithmArg,
+    /// Update rule of a half-iteration [default: ccdpp; als with --implicit].
+    #[arg(long, value_enum)]
+    pub algorithm: Option<AlgorithmArg>,
     /// Rank K of W and H.
     #[arg(long, short = 'k', value_name = "K", default_value_t = 10)]
     pub rank: usize,
     /// L2 weight lambda [default: 0.1 x the standard deviation of the training ratings, about 0.1
-    /// on 1-5 stars].
+    /// on 1-5 stars; 0.01 with --implicit].
     #[arg(long, value_name = "L", allow_negative_numbers = true)]
     pub lambda: Option<f64>,
     /// Scale lambda by each row's number of ratings, as Spark's ALS and LIBMF do (`--weighted-lambda
-    /// false` for one lambda for every row).
-    #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true",
-          action = clap::ArgAction::Set)]
-    pub weighted_lambda: bool,
-    /// Offsets added to w_i . h_j: none, the global mean, or the global mean plus user and item biases.
-    #[arg(long, value_enum, default_value = "full")]
-    pub bias: BiasArg,
-    /// Outer iterations (a W half-step and an H half-step each).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub iterations: usize,
+    /// false` for one lambda for every row) [default: true; false with --implicit].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub weighted_lambda: Option<bool>,
+    /// Offsets added to w_i . h_j: none, the global mean, or the global mean plus user and item biases
+    /// [default: full; none with --implicit].
+    #[arg(long, value_enum)]
+    pub bias: Option<BiasArg>,
+    /// Implicit feedback (Hu, Koren and Volinsky, 2008): a value is a count of plays, clicks or
+    /// purchases, every (user, item) pair is fitted as preference 1 (observed) or 0 (not), weighted by
+    /// the confidence 1 + alpha x value; --test is scored by precision, MAP and NDCG at --top-k.
+    #[arg(long)]
+    pub implicit: bool,
+    /// Implicit feedback: the confidence slope alpha.
+    #[arg(long, value_name = "A", default_value_t = 1.0, requires = "implicit")]
+    pub alpha: f64,
+    /// Implicit feedback with ALS: conjugate-gradient steps per row, 0 to solve each row exactly
+    /// [default: 3 where they cost less than the exact solve of a row of the mean length, from about
+    /// rank 16; else 0].
+    #[arg(long, value_name = "N", requires = "implicit")]
+    pub cg_steps: Option<usize>,
+    /// Implicit feedback: the cut-off k of the ranking metrics on --test.
+    #[arg(long, value_name = "K", default_value_t = 10, requires = "implicit")]
+    pub top_k: usize,
+    /// Outer iterations (a W half-step and an H half-step each) [default: 20; 15 with --implicit].
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<usize>,
     /// CCD++: u/v alternations per rank-one factor; CCD: sweeps over a row's coordinates; ALS: unused
     /// [default: 3 for ccdpp, 1 for ccd].
     #[arg(long, value_name = "T")]
@@ -742,7 +758,7 @@ pub struct MfTrainArgs {
     #[arg(long, value_name = "S")]
     pub init_scale: Option<f64>,
     /// Without --test or --test-fraction, hold out this fraction of the training ratings to stop
-    /// early on (0 to train on all of them for every iteration).
+    /// early on (0 to train on all of them for every iteration; not used with --implicit).
     #[arg(long, value_name = "F", default_value_t = 0.05)]
     pub validation: f64,
     /// Early stopping: stop after this many evaluations without a better validation RMSE, and keep

@@ -68,6 +68,13 @@ struct Summary {
     test_cold_items: usize,
     data: String,
     test: Option<String>,
+    /// Implicit feedback: its settings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    implicit: Option<strads_mf::Implicit>,
+    /// Implicit feedback with a test set: ranking metrics of the test pairs, each user's training
+    /// items left out of its ranking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranking: Option<strads_mf::ranking::RankingMetrics>,
 }
 
 /// What `model.json` holds: enough to predict without the training data.
@@ -85,30 +92,37 @@ struct ModelInfo {
 }
 
 fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
+    let defaults = if args.implicit { MfParams::implicit(args.alpha) } else { MfParams::default() };
     let algorithm = match args.algorithm {
-        AlgorithmArg::Ccdpp => Algorithm::Ccdpp,
-        AlgorithmArg::Ccd => Algorithm::Ccd,
-        AlgorithmArg::Als => Algorithm::Als,
+        Some(AlgorithmArg::Ccdpp) => Algorithm::Ccdpp,
+        Some(AlgorithmArg::Ccd) => Algorithm::Ccd,
+        Some(AlgorithmArg::Als) => Algorithm::Als,
+        None => defaults.algorithm,
     };
     let params = MfParams {
         algorithm,
         rank: args.rank,
-        lambda: args.lambda,
-        weighted_lambda: args.weighted_lambda,
+        lambda: args.lambda.or(defaults.lambda),
+        weighted_lambda: args.weighted_lambda.unwrap_or(defaults.weighted_lambda),
         bias: match args.bias {
-            BiasArg::None => Bias::None,
-            BiasArg::Global => Bias::Global,
-            BiasArg::Full => Bias::Full,
+            Some(BiasArg::None) => Bias::None,
+            Some(BiasArg::Global) => Bias::Global,
+            Some(BiasArg::Full) => Bias::Full,
+            None => defaults.bias,
         },
-        iterations: args.iterations,
+        iterations: args.iterations.unwrap_or(defaults.iterations),
         inner_iterations: args.inner_iterations.unwrap_or(if algorithm == Algorithm::Ccdpp { 3 } else { 1 }),
         seed: args.seed,
-        init_scale: args.init_scale,
+        init_scale: args.init_scale.or(defaults.init_scale),
         patience: args.patience,
         tol: args.tol,
         eval_every: args.eval_every,
         trace_half_steps: false,
+        implicit: defaults.implicit.map(|implicit| strads_mf::Implicit { cg_steps: args.cg_steps, ..implicit }),
     };
+    if args.implicit && args.top_k == 0 {
+        return Err(Failure::input("--top-k must be at least 1"));
+    }
     if !(0.0..1.0).contains(&args.validation) {
         return Err(Failure::input(format!("--validation must be in [0, 1), got {}", args.validation)));
     }
@@ -117,7 +131,7 @@ fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
 
 /// The validation fraction and seed of a run: only without a test set.
 fn validation(args: &MfTrainArgs) -> Option<(f64, u64)> {
-    (args.test.is_none() && args.test_fraction.is_none() && args.validation > 0.0)
+    (args.test.is_none() && args.test_fraction.is_none() && args.validation > 0.0 && !args.implicit)
         .then_some((args.validation, args.seed))
 }
 
@@ -133,6 +147,7 @@ fn read_options(args: &MfTrainArgs) -> ReadOptions {
             DuplicatesArg::Last => Duplicates::Last,
             DuplicatesArg::Mean => Duplicates::Mean,
         },
+        nonnegative: args.implicit,
     }
 }
 
@@ -234,9 +249,21 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     progress.finish();
     let scale = runtime::scale();
     let pairs = runtime::gather_on_leader(ratings.pairs())?;
+    // Implicit feedback is scored on rank 0 over every rank's test pairs.
+    let ranked = checked.implicit.is_some() && totals.test_ratings > 0;
+    let local_test = if ranked { ratings.test_by_users(0..totals.users) } else { Vec::new() };
+    let test_pairs = runtime::gather_on_leader(local_test.iter().map(|r| (r.user, r.item)).collect())?;
     let Some(fit) = outcome? else { return Ok(()) };
     let last = *fit.returned_point().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let model = Model::from_fit(&fit, &ids, checked.bias);
+    let ranking = ranked.then(|| {
+        let as_pairs = |list: &[(u32, u32)]| -> Vec<strads_mf::ratings::Rating> {
+            list.iter().map(|&(user, item)| strads_mf::ratings::Rating { user, item, value: 1.0 }).collect()
+        };
+        let (seen, test) = (as_pairs(&pairs), as_pairs(&test_pairs));
+        let (w, h) = (&fit.factors.w, &fit.factors.h);
+        strads_mf::ranking::ranking_metrics(w, h, fit.stride, fit.rank, &seen, &test, args.top_k)
+    });
     let summary = Summary {
         train_rmse: last.train_rmse,
         test_rmse: last.test_rmse,
@@ -272,6 +299,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         test_cold_items: fit.item_counts.iter().filter(|&&n| n == 0).count(),
         data: args.data.display().to_string(),
         test: args.test.as_ref().map(|p| p.display().to_string()),
+        implicit: fit.implicit,
+        ranking,
     };
     let info = ModelInfo {
         rank: model.rank,
@@ -293,6 +322,16 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         }
         if fit.converged {
             test += &format!(", converged (objective down by less than {:e} in an iteration)", checked.tol);
+        }
+        if let Some(m) = ranking {
+            test += &format!(
+                ", test precision@{k} {:.4}, MAP@{k} {:.4}, NDCG@{k} {:.4} over {} users",
+                m.precision,
+                m.map,
+                m.ndcg,
+                m.users,
+                k = m.k
+            );
         }
         println!(
             "mf: {} rank {}, {} iterations in {:.2} s, train RMSE {:.4}{test} -> {}",

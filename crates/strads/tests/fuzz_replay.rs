@@ -71,7 +71,8 @@ fn ratings_inputs() {
         std::fs::write(path, bytes).unwrap();
         for format in [RatingsFormat::Auto, RatingsFormat::Delimited, RatingsFormat::MatrixMarket] {
             for duplicates in [Duplicates::Error, Duplicates::Last, Duplicates::Mean] {
-                let _ = read_ratings(path, &ReadOptions { format, duplicates }, &mut Ids::default());
+                let _ =
+                    read_ratings(path, &ReadOptions { format, duplicates, nonnegative: false }, &mut Ids::default());
             }
         }
         let _ = read_pairs(path);

@@ -267,3 +267,73 @@ fn gen_mf_writes_a_problem_that_trains_to_its_noise_level() {
     let rmse = summary["test_rmse"].as_f64().unwrap();
     assert!(rmse < 0.2 * 1.15, "test RMSE {rmse} against noise 0.2");
 }
+
+#[test]
+fn implicit_feedback_trains_scores_rankings_and_recommends_unseen_items() {
+    let dir = tempfile::tempdir().unwrap();
+    // Plays: even users play even books, odd users odd books, a few plays across; every 5th pair held out.
+    let mut train = String::from("user,item,plays\n");
+    let mut test = String::from("user,item,plays\n");
+    for u in 0..40 {
+        for i in 0..30 {
+            let favoured = (u % 2 == 0) == (i % 2 == 0);
+            if favoured && (u + i) % 3 != 0 || !favoured && (u * i) % 11 == 1 {
+                let line = format!("u{u},b{i},{}\n", 1 + (u + 2 * i) % 4);
+                if (u * 7 + i) % 5 == 0 && favoured { test.push_str(&line) } else { train.push_str(&line) }
+            }
+        }
+    }
+    let (train_path, test_path) = (dir.path().join("plays.csv"), dir.path().join("held.csv"));
+    std::fs::write(&train_path, train).unwrap();
+    std::fs::write(&test_path, test).unwrap();
+    let out = dir.path().join("model");
+    let args = ["mf", "--data", path(&train_path), "--test", path(&test_path), "--implicit", "--rank", "4"];
+    let run = strads(&[&args[..], &["--workers", "2", "--out", path(&out)]].concat());
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(stdout(&run).contains("NDCG@10"), "{}", stdout(&run));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["algorithm"], "als");
+    assert_eq!(summary["bias"], "none");
+    assert_eq!(summary["weighted_lambda"], false);
+    assert_eq!(summary["implicit"]["cg_steps"], 0, "at rank 4 the exact solve is the cheaper one");
+    assert_eq!(summary["validation_ratings"], 0, "implicit feedback holds nothing out");
+    assert!(summary["test_rmse"].is_null());
+    let ndcg = summary["ranking"]["ndcg"].as_f64().unwrap();
+    assert!(ndcg > 0.6, "the taste groups are found: NDCG@10 {ndcg}");
+    // The same run on 1 worker gives the same ranking (the model equals the sequential one).
+    let one = dir.path().join("one");
+    let run = strads(&[&args[..], &["--workers", "1", "--quiet", "--out", path(&one)]].concat());
+    assert!(run.status.success(), "{}", stderr(&run));
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
+    assert!((again["ranking"]["ndcg"].as_f64().unwrap() - ndcg).abs() < 1e-12);
+
+    let top = strads(&["mf", "recommend", "--model", path(&out), "--user", "u0", "--top", "5", "--exclude-rated"]);
+    assert!(top.status.success(), "{}", stderr(&top));
+    let played: Vec<String> = std::fs::read_to_string(&train_path)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("u0,"))
+        .map(|l| l.split(',').nth(1).unwrap().to_string())
+        .collect();
+    for line in stdout(&top).lines().skip(1) {
+        let item = line.split(',').nth(1).unwrap();
+        assert!(!played.iter().any(|p| p == item), "{item} was played in training");
+        assert!(item[1..].parse::<u32>().unwrap() % 2 == 0, "u0 is recommended its group's books: {item}");
+    }
+
+    // Values that are not counts, and settings that do not apply, are refused before training.
+    let negative = dir.path().join("negative.csv");
+    std::fs::write(&negative, "user,item,plays\na,x,2\nb,y,-1\n").unwrap();
+    let bad = dir.path().join("bad");
+    let run = strads(&["mf", "--data", path(&negative), "--implicit", "--out", path(&bad)]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains("negative.csv:3: negative value -1"), "{}", stderr(&run));
+    let run = strads(&["mf", "--data", path(&train_path), "--implicit", "--bias", "full", "--out", path(&bad)]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains("--bias none"), "{}", stderr(&run));
+    let run = strads(&["mf", "--data", path(&train_path), "--alpha", "2", "--out", path(&bad)]);
+    assert_eq!(run.status.code(), Some(2), "--alpha needs --implicit");
+    assert!(!bad.exists());
+}

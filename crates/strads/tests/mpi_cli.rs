@@ -166,6 +166,29 @@ fn mf_on_ranks_equals_embedded() {
     for key in ["validation_ratings", "best_iteration", "validation_rmse"] {
         assert_eq!(held[key], embedded[key], "{key}");
     }
+    // Implicit feedback: counts, with the ranking metrics of a held-out file computed on rank 0.
+    let (mut plays, mut held_out) = (String::from("user\titem\tplays\n"), String::from("user\titem\tplays\n"));
+    for u in 0..120 {
+        for i in 0..90 {
+            if (u * 7 + i * 3) % 5 == 0 || (u % 3 == i % 3 && (u + i) % 4 == 0) {
+                let line = format!("u{u}\ti{i}\t{}\n", 1 + (u + i) % 5);
+                if (u + i) % 6 == 0 { held_out.push_str(&line) } else { plays.push_str(&line) }
+            }
+        }
+    }
+    let (plays_path, held_path) = (dir.path().join("plays.tsv"), dir.path().join("held.tsv"));
+    std::fs::write(&plays_path, plays).expect("plays");
+    std::fs::write(&held_path, held_out).expect("held-out plays");
+    let (plays, held) = (path(&plays_path), path(&held_path));
+    for algorithm in ["als", "ccd"] {
+        let args = ["mf", "--data", &plays, "--test", &held, "--implicit", "--rank", "5", "--algorithm", algorithm];
+        let name = format!("mf-implicit-{algorithm}");
+        same_model(dir.path(), &name, &args, &model, 3, 1);
+        let ranked = summary(&dir.path().join(format!("{name}-mpi-3x1")));
+        let embedded = summary(&dir.path().join(format!("{name}-embedded-3")));
+        assert!(embedded["ranking"]["users"].as_u64().unwrap() > 100, "{embedded}");
+        assert_eq!(ranked["ranking"], embedded["ranking"], "{name}: every test user is scored on rank 0");
+    }
 }
 
 /// SIGTERM to mpirun saves a checkpoint on rank 0 for every rank; resuming on the same number of
