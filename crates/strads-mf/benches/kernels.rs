@@ -115,5 +115,24 @@ fn main() {
         report(&format!("als: every user row solved, K = {rank}"), ns);
         let f = (rank + 1) as f64;
         report(&format!("als: the same per rating and f^2/2 products, K = {rank}"), ns / (f * f / 2.0));
+
+        let cg = CheckedParams { cg_steps: Some(3), ..als };
+        let mut worker = shard(&cg, users, items, &ratings);
+        // Two item factors in turn, so that every solve starts away from its answer (CG from a
+        // solved row stops after its first residual); the commit's copy is timed with it.
+        let d = rank + 2;
+        let factor = |shift: f64| -> Vec<f64> {
+            (0..items * d).map(|x| if x % d == rank { 1.0 } else { ((x as f64 * 0.618 + shift) % 1.0) * 0.3 }).collect()
+        };
+        let (first, second) = (factor(0.1), factor(0.5));
+        let mut turn = false;
+        let ns = time(n, || {
+            turn = !turn;
+            worker.sync(ROUND, &Commit::Factor(Side::H, if turn { first.clone() } else { second.clone() }));
+            black_box(worker.push(ROUND, &Task::Rows(Side::W)));
+        });
+        report(&format!("als, 3 CG steps: every user row, K = {rank}"), ns);
+        // Four applications of the row's matrix, each two passes of (K + 2) entries over its ratings.
+        report(&format!("als, 3 CG steps: per rating and multiply-add, K = {rank}"), ns / (8.0 * (f + 1.0)));
     }
 }

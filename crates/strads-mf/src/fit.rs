@@ -46,8 +46,10 @@ pub struct MfFit {
     pub lambda: f64,
     /// The initial scale.
     pub init_scale: f64,
-    /// Implicit feedback's settings, with the CG steps as chosen from the data.
+    /// Implicit feedback's settings.
     pub implicit: Option<crate::params::Implicit>,
+    /// ALS's CG steps per row as chosen from the data (0: exact solves).
+    pub cg_steps: usize,
 }
 
 impl MfFit {
@@ -384,6 +386,7 @@ pub fn fit_source<L: Launcher>(
         lambda: params.lambda(),
         init_scale: params.init_scale(),
         implicit: params.implicit,
+        cg_steps: params.cg_steps(),
     }))
 }
 

@@ -21,7 +21,7 @@ pub mod reference;
 pub use error::MfError;
 pub use fit::{InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_source, memory_estimate};
 pub use model::Model;
-pub use params::{Algorithm, Bias, CheckedParams, Implicit, MfParams};
+pub use params::{Algorithm, Bias, CheckedParams, Implicit, MfParams, default_cg_steps};
 pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};
 pub use program::{
     Commit, Evaluation, Mf, Partial, Shard, ShardData, Side, Task, cholesky_solve, free_slots, initial_row,

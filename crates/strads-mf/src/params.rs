@@ -58,10 +58,6 @@ impl Bias {
 pub struct Implicit {
     /// The confidence slope: `c = 1 + alpha r`.
     pub alpha: f64,
-    /// ALS: conjugate-gradient steps per row, warm-started from the row's current value (Takacs,
-    /// Pilaszy and Tikk, 2011, as the `implicit` library does); `Some(0)` solves each row exactly by
-    /// Cholesky; `None` chooses from the data (see [`Implicit::default_cg_steps`]).
-    pub cg_steps: Option<usize>,
 }
 
 impl Implicit {
@@ -69,17 +65,19 @@ impl Implicit {
     pub fn confidence(&self, r: f64) -> f64 {
         1.0 + self.alpha * r
     }
+}
 
-    /// The CG steps chosen from the data: 3 when they cost less than the exact solve of a row of
-    /// `pairs` pairs at rank `k` (each step `K^2 + 2 n K` multiply-adds, one more for the residual;
-    /// the exact solve `n K^2 / 2` for the normal matrix and `K^3 / 6` for Cholesky), else 0. About
-    /// from rank 16 on, whatever the row length.
-    pub fn default_cg_steps(k: usize, pairs: f64) -> usize {
-        let k = k as f64;
-        let cg = 4.0 * (k * k + 2.0 * pairs * k);
-        let exact = pairs * k * k / 2.0 + k * k * k / 6.0;
-        if cg < exact { 3 } else { 0 }
-    }
+/// ALS's conjugate-gradient steps chosen from the data: 3 when they cost less than the exact solve
+/// of a row of `pairs` ratings at rank `k`, else 0 (exact). A step applies the row's normal matrix
+/// to a vector without forming it: `2 n K` multiply-adds over the row's ratings, plus `K^2` for the
+/// Gram matrix with implicit feedback; one more application gives the first residual. The exact
+/// solve forms the matrix (`n K^2 / 2`) and factors it (`K^3 / 6`). CG wins from about rank 14
+/// (ratings) or 16 (implicit feedback), whatever the row length.
+pub fn default_cg_steps(k: usize, pairs: f64, implicit: bool) -> usize {
+    let k = k as f64;
+    let step = 2.0 * pairs * k + if implicit { k * k } else { k };
+    let exact = pairs * k * k / 2.0 + k * k * k / 6.0;
+    if 4.0 * step < exact { 3 } else { 0 }
 }
 
 /// Settings as given.
@@ -118,6 +116,10 @@ pub struct MfParams {
     pub trace_half_steps: bool,
     /// Implicit feedback instead of explicit ratings (`None`: ratings are fitted as values).
     pub implicit: Option<Implicit>,
+    /// ALS: conjugate-gradient steps per row, warm-started from the row's current value (Takacs,
+    /// Pilaszy and Tikk, 2011; the `implicit` library's solver); `Some(0)` solves each row exactly by
+    /// Cholesky; `None` chooses from the data ([`default_cg_steps`]).
+    pub cg_steps: Option<usize>,
 }
 
 impl Default for MfParams {
@@ -137,6 +139,7 @@ impl Default for MfParams {
             eval_every: 1,
             trace_half_steps: false,
             implicit: None,
+            cg_steps: None,
         }
     }
 }
@@ -156,7 +159,7 @@ impl MfParams {
             init_scale: Some(0.01),
             patience: 0,
             inner_iterations: 1,
-            implicit: Some(Implicit { alpha, cg_steps: None }),
+            implicit: Some(Implicit { alpha }),
             ..MfParams::default()
         }
     }
@@ -193,6 +196,8 @@ pub struct CheckedParams {
     pub trace_half_steps: bool,
     /// Implicit feedback.
     pub implicit: Option<Implicit>,
+    /// ALS's CG steps per row (`Some(0)`: exact; `None`: from the data).
+    pub cg_steps: Option<usize>,
     /// Workers.
     pub workers: usize,
 }
@@ -222,16 +227,18 @@ impl CheckedParams {
             _ => (unit / k).sqrt() / 2.0,
         };
         let lambda = if self.implicit.is_some() { 0.01 } else { 0.1 * unit };
-        let implicit = self.implicit.map(|i| Implicit {
-            cg_steps: Some(i.cg_steps.unwrap_or_else(|| Implicit::default_cg_steps(self.rank, pairs))),
-            ..i
-        });
+        let implicit = self.implicit.is_some();
         CheckedParams {
-            implicit,
+            cg_steps: Some(self.cg_steps.unwrap_or_else(|| default_cg_steps(self.rank, pairs, implicit))),
             lambda: Some(self.lambda.unwrap_or(lambda)),
             init_scale: Some(self.init_scale.unwrap_or(scale)),
             ..self.clone()
         }
+    }
+
+    /// ALS's CG steps per row (0: the exact solve, also before they are set from the data).
+    pub fn cg_steps(&self) -> usize {
+        self.cg_steps.unwrap_or(0)
     }
 
     /// The L2 weight (0.1 if not yet set from the data).
@@ -308,6 +315,7 @@ impl MfParams {
             eval_every: self.eval_every,
             trace_half_steps: self.trace_half_steps,
             implicit: self.implicit,
+            cg_steps: self.cg_steps,
             workers,
         })
     }

@@ -474,7 +474,7 @@ impl Shard {
                     continue;
                 }
                 let rated = Rated { entries: &*entries, range: entries.range(r), other, d, implicit };
-                match (als, implicit.cg_steps.unwrap_or(0)) {
+                match (als, self.params.cg_steps()) {
                     (true, 0) => implicit_exact_row(row, &rated, &g, reg[r], &mut scratch),
                     (true, steps) => implicit_cg_row(row, &rated, &g, reg[r], steps, &mut scratch),
                     (false, _) => {
@@ -509,7 +509,13 @@ impl Shard {
             }
             let range = entries.range(r);
             if als {
-                solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut scratch);
+                match self.params.cg_steps() {
+                    0 => solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut scratch),
+                    steps => {
+                        let rated = Rows { entries: &*entries, range, other, d, fixed, mu: self.mu };
+                        explicit_cg_row(row, &rated, reg[r], steps, &mut scratch);
+                    }
+                }
             } else {
                 for _ in 0..self.params.inner_iterations {
                     for &t in &free {
@@ -835,21 +841,19 @@ fn implicit_exact_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, scrat
     }
 }
 
-/// An implicit-feedback ALS row by `steps` conjugate-gradient steps on the same system, from the
-/// row's current value; each step costs `K^2` plus two passes over the row's observed pairs.
-fn implicit_cg_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, steps: usize, scratch: &mut AlsScratch) {
-    let f = rated.d;
+/// `steps` conjugate-gradient steps on `A x = b` from `x`, `residual` holding `b` on entry and
+/// `apply(v, out)` setting `out = A v`; stops early once the residual vanishes. The vectors live in
+/// `scratch`, so a row allocates nothing.
+fn conjugate_gradient(
+    x: &mut [f64],
+    steps: usize,
+    mut apply: impl FnMut(&[f64], &mut [f64]),
+    scratch: &mut AlsScratch,
+) {
+    let f = x.len();
     let AlsScratch { residual, direction, product, .. } = scratch;
-    residual.resize(f, 0.0);
     product.resize(f, 0.0);
-    // r = b - A x, with b = sum c o.
-    rated.apply(g, reg, row, product);
-    residual.fill(0.0);
-    for (c, o) in rated.pairs() {
-        for (slot, &oa) in residual.iter_mut().zip(o) {
-            *slot += c * oa;
-        }
-    }
+    apply(x, product);
     for (r, &ax) in residual.iter_mut().zip(product.iter()) {
         *r -= ax;
     }
@@ -860,14 +864,14 @@ fn implicit_cg_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, steps: u
         if old < 1e-20 {
             break;
         }
-        rated.apply(g, reg, direction, product);
+        apply(direction, product);
         let curvature = dot_unrolled(direction, product);
         if curvature <= 0.0 || !curvature.is_finite() {
             break;
         }
         let step = old / curvature;
         for a in 0..f {
-            row[a] += step * direction[a];
+            x[a] += step * direction[a];
             residual[a] -= step * product[a];
         }
         let new = dot_unrolled(residual, residual);
@@ -875,6 +879,83 @@ fn implicit_cg_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, steps: u
             direction[a] = residual[a] + (new / old) * direction[a];
         }
         old = new;
+    }
+}
+
+/// An implicit-feedback ALS row by `steps` conjugate-gradient steps on the same system, from the
+/// row's current value; each step costs `K^2` plus two passes over the row's observed pairs.
+fn implicit_cg_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, steps: usize, scratch: &mut AlsScratch) {
+    let residual = &mut scratch.residual;
+    residual.clear();
+    residual.resize(rated.d, 0.0);
+    for (c, o) in rated.pairs() {
+        for (slot, &oa) in residual.iter_mut().zip(o) {
+            *slot += c * oa;
+        }
+    }
+    conjugate_gradient(row, steps, |v, out| rated.apply(g, reg, v, out), scratch);
+}
+
+/// The ratings of one row for an explicit ALS solve: the row's entries, the other factor, the
+/// prediction's offset and the slot fixed at 1 (whose product with the other row is a known offset).
+struct Rows<'a> {
+    entries: &'a Entries,
+    range: Range<usize>,
+    other: &'a [f64],
+    d: usize,
+    fixed: Option<usize>,
+    mu: f64,
+}
+
+/// An explicit ALS row by `steps` conjugate-gradient steps on its normal equations `(sum o o^T +
+/// reg I) x = sum t o` over the free slots, `t = value - mu - row[fixed] o[fixed]`, from the row's
+/// current value: each step two passes over the row's ratings (`o . v`, then `out += (o . v) o`),
+/// never the `K x K` matrix. The vectors keep the fixed slot at 0, so it drops out of every product.
+fn explicit_cg_row(row: &mut [f64], rated: &Rows, reg: f64, steps: usize, scratch: &mut AlsScratch) {
+    let (d, fixed) = (rated.d, rated.fixed);
+    let kept = fixed.map(|s| row[s]);
+    // The row's other rows, gathered once into one contiguous block (with the fixed slot zeroed, so
+    // it drops out of every product) that the CG's passes then stream through.
+    let mut block = std::mem::take(&mut scratch.block);
+    block.clear();
+    let residual = &mut scratch.residual;
+    residual.clear();
+    residual.resize(d, 0.0);
+    for e in rated.range.clone() {
+        let j = rated.entries.other[e] as usize;
+        let o = &rated.other[j * d..(j + 1) * d];
+        let target = rated.entries.value[e] - rated.mu - fixed.map_or(0.0, |s| row[s] * o[s]);
+        for (slot, &oa) in residual.iter_mut().zip(o) {
+            *slot += target * oa;
+        }
+        block.extend_from_slice(o);
+        if let Some(s) = fixed {
+            let at = block.len() - d + s;
+            block[at] = 0.0;
+        }
+    }
+    if let Some(s) = fixed {
+        residual[s] = 0.0;
+        row[s] = 0.0;
+    }
+    let apply = |v: &[f64], out: &mut [f64]| {
+        for (slot, &x) in out.iter_mut().zip(v) {
+            *slot = reg * x;
+        }
+        for o in block.chunks_exact(d) {
+            let coef = dot_unrolled(o, v);
+            for (slot, &oa) in out.iter_mut().zip(o) {
+                *slot += coef * oa;
+            }
+        }
+        if let Some(s) = fixed {
+            out[s] = 0.0;
+        }
+    };
+    conjugate_gradient(row, steps, apply, scratch);
+    scratch.block = block;
+    if let (Some(s), Some(value)) = (fixed, kept) {
+        row[s] = value;
     }
 }
 

@@ -196,6 +196,7 @@ pub fn fit(train: &[Rating], users: usize, items: usize, params: &CheckedParams)
                                 d,
                                 reg[x],
                                 mu,
+                                params.cg_steps(),
                             );
                             continue;
                         }
@@ -244,6 +245,7 @@ fn als_row(
     d: usize,
     reg: f64,
     mu: f64,
+    cg_steps: usize,
 ) {
     let f = free.len();
     let fixed: Vec<usize> = (0..d).filter(|t| !free.contains(t)).collect();
@@ -261,6 +263,40 @@ fn als_row(
                 a[x * f + y] += o[free[x]] * o[free[y]];
             }
         }
+    }
+    if cg_steps > 0 {
+        // Plain conjugate gradient on the formed matrix (lower triangle) from the row's free entries.
+        let entry = |x: usize, y: usize| if y <= x { a[x * f + y] } else { a[y * f + x] };
+        let times = |v: &[f64]| (0..f).map(|x| (0..f).map(|y| entry(x, y) * v[y]).sum::<f64>()).collect::<Vec<f64>>();
+        let mut v: Vec<f64> = free.iter().map(|&t| row[t]).collect();
+        let av = times(&v);
+        let mut r: Vec<f64> = (0..f).map(|x| b[x] - av[x]).collect();
+        let mut p = r.clone();
+        let mut old: f64 = r.iter().map(|x| x * x).sum();
+        for _ in 0..cg_steps {
+            if old < 1e-20 {
+                break;
+            }
+            let ap = times(&p);
+            let curvature: f64 = p.iter().zip(&ap).map(|(x, y)| x * y).sum();
+            if curvature <= 0.0 {
+                break;
+            }
+            let step = old / curvature;
+            for x in 0..f {
+                v[x] += step * p[x];
+                r[x] -= step * ap[x];
+            }
+            let new: f64 = r.iter().map(|x| x * x).sum();
+            for x in 0..f {
+                p[x] = r[x] + (new / old) * p[x];
+            }
+            old = new;
+        }
+        for x in 0..f {
+            row[free[x]] = v[x];
+        }
+        return;
     }
     if cholesky_solve(&mut a, &mut b, f).is_some() {
         for x in 0..f {
@@ -312,7 +348,6 @@ pub fn implicit_objective(train: &[Rating], users: usize, items: usize, model: &
 /// coordinate descent), from the program's initial rows. Rows without training pairs are zero.
 pub fn fit_implicit(train: &[Rating], users: usize, items: usize, params: &CheckedParams) -> Plain {
     let params = &resolved(train, users, items, params);
-    let implicit = params.implicit.expect("implicit feedback settings");
     let d = params.stride();
     let (confidence, preference) = dense_implicit(train, users, items, params);
     let mut model = Plain {
@@ -367,7 +402,7 @@ pub fn fit_implicit(train: &[Rating], users: usize, items: usize, params: &Check
                         *slot += c[o] * p[o] * a;
                     }
                 }
-                match (params.algorithm, implicit.cg_steps.unwrap_or(0)) {
+                match (params.algorithm, params.cg_steps()) {
                     (Algorithm::Als, 0) => {
                         let mut a = vec![0.0; d * d];
                         for t in 0..d {

@@ -7,7 +7,7 @@ use rand::{RngExt, SeedableRng};
 use strads_mf::ranking::{RankingMetrics, ranking_metrics};
 use strads_mf::ratings::Rating;
 use strads_mf::reference;
-use strads_mf::{Algorithm, Bias, CheckedParams, Implicit, MfFit, MfParams, TracePoint, fit};
+use strads_mf::{Algorithm, Bias, CheckedParams, Implicit, MfFit, MfParams, TracePoint, default_cg_steps, fit};
 use strads_runtime::Embedded;
 
 struct Problem {
@@ -46,7 +46,8 @@ fn params(algorithm: Algorithm, cg_steps: usize, iterations: usize, workers: usi
         seed: 3,
         init_scale: Some(0.3),
         tol: 0.0,
-        implicit: Some(Implicit { alpha: 2.0, cg_steps: Some(cg_steps) }),
+        implicit: Some(Implicit { alpha: 2.0 }),
+        cg_steps: Some(cg_steps),
         ..MfParams::implicit(2.0)
     }
     .check(workers)
@@ -243,16 +244,18 @@ fn ranking_metrics_equal_a_plain_implementation() {
 #[test]
 fn conjugate_gradient_is_chosen_where_it_costs_less_than_the_exact_solve() {
     for pairs in [5.0, 60.0, 1000.0] {
-        assert_eq!(Implicit::default_cg_steps(4, pairs), 0);
-        assert_eq!(Implicit::default_cg_steps(10, pairs), 0);
-        assert_eq!(Implicit::default_cg_steps(50, pairs), 3);
-        assert_eq!(Implicit::default_cg_steps(200, pairs), 3);
+        for implicit in [false, true] {
+            assert_eq!(default_cg_steps(4, pairs, implicit), 0);
+            assert_eq!(default_cg_steps(10, pairs, implicit), 0);
+            assert_eq!(default_cg_steps(50, pairs, implicit), 3);
+            assert_eq!(default_cg_steps(200, pairs, implicit), 3);
+        }
     }
     let p = problem(20, 16, 0.3, 6);
     for (rank, steps) in [(4, 0), (24, 3)] {
         let checked = MfParams { rank, init_scale: Some(0.3), ..MfParams::implicit(1.0) }.check(1).unwrap();
         let (fit, _) = run(&p, &checked);
-        assert_eq!(fit.implicit.unwrap().cg_steps, Some(steps), "rank {rank}");
+        assert_eq!(fit.cg_steps, steps, "rank {rank}");
     }
 }
 
@@ -263,8 +266,7 @@ fn settings_and_values_that_do_not_apply_are_refused() {
     assert!(ccdpp.contains("not CCD++"), "{ccdpp}");
     let bias = MfParams { bias: Bias::Full, ..base.clone() }.check(1).unwrap_err();
     assert!(bias.contains("--bias none"), "{bias}");
-    let alpha =
-        MfParams { implicit: Some(Implicit { alpha: -1.0, cg_steps: Some(3) }), ..base.clone() }.check(1).unwrap_err();
+    let alpha = MfParams { implicit: Some(Implicit { alpha: -1.0 }), ..base.clone() }.check(1).unwrap_err();
     assert!(alpha.contains("alpha"), "{alpha}");
     let negative = vec![Rating { user: 0, item: 0, value: 1.0 }, Rating { user: 1, item: 1, value: -2.0 }];
     let checked = base.check(1).unwrap();

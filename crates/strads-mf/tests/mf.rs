@@ -52,6 +52,7 @@ fn params(algorithm: Algorithm, bias: Bias, weighted: bool, iterations: usize, w
         eval_every: 1,
         trace_half_steps: false,
         implicit: None,
+        cg_steps: Some(0),
     }
     .check(workers)
     .unwrap()
@@ -92,6 +93,37 @@ fn every_algorithm_and_worker_count_equals_the_sequential_reference() {
                 assert!((a.objective - b.objective).abs() <= 1e-9 * b.objective, "{label} P={workers}: objective");
             }
         }
+    }
+}
+
+#[test]
+fn als_by_conjugate_gradient_equals_the_sequential_reference_and_reaches_the_exact_solve() {
+    let p = problem(40, 30, 3, 0.35, 0.1, 3);
+    for (bias, weighted) in [(Bias::None, false), (Bias::Global, true), (Bias::Full, true)] {
+        let label = format!("{bias:?} weighted={weighted}");
+        let cg = |steps: usize, workers: usize| {
+            let mut checked = params(Algorithm::Als, bias, weighted, 4, workers);
+            checked.cg_steps = Some(steps);
+            checked
+        };
+        let one = cg(3, 1);
+        let plain = reference::fit(&p.train, p.users, p.items, &one);
+        let (base, _) = run(&p, &one);
+        let scale = plain.w.iter().chain(&plain.h).fold(1.0f64, |m, x| m.max(x.abs()));
+        assert!(max_abs_diff(&base.factors.w, &plain.w) <= 1e-9 * scale, "{label}: W differs from the reference");
+        assert!(max_abs_diff(&base.factors.h, &plain.h) <= 1e-9 * scale, "{label}: H differs from the reference");
+        let objective = reference::objective(&p.train, p.users, p.items, &plain, &one);
+        assert!((base.last().unwrap().objective - objective).abs() <= 1e-9 * objective, "{label}: objective");
+        for workers in [2, 4] {
+            let (other, _) = run(&p, &cg(3, workers));
+            assert!(max_abs_diff(&other.factors.w, &base.factors.w) <= 1e-12 * scale, "{label} P={workers}: W");
+            assert!(max_abs_diff(&other.factors.h, &base.factors.h) <= 1e-12 * scale, "{label} P={workers}: H");
+        }
+        // As many steps as free coordinates: CG solves the row's system, as Cholesky does.
+        let free = 4 + usize::from(bias == Bias::Full);
+        let (exact, _) = run(&p, &params(Algorithm::Als, bias, weighted, 4, 2));
+        let (full, _) = run(&p, &cg(free, 2));
+        assert!(max_abs_diff(&full.factors.w, &exact.factors.w) <= 1e-6 * scale, "{label}: CG in {free} steps");
     }
 }
 

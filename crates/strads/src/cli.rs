@@ -735,10 +735,10 @@ pub struct MfTrainArgs {
     /// Implicit feedback: the confidence slope alpha.
     #[arg(long, value_name = "A", default_value_t = 1.0, requires = "implicit")]
     pub alpha: f64,
-    /// Implicit feedback with ALS: conjugate-gradient steps per row, 0 to solve each row exactly
+    /// ALS: conjugate-gradient steps per row from its last value, 0 to solve each row exactly
     /// [default: 3 where they cost less than the exact solve of a row of the mean length, from about
-    /// rank 16; else 0].
-    #[arg(long, value_name = "N", requires = "implicit")]
+    /// rank 14 (16 with --implicit); else 0].
+    #[arg(long, value_name = "N")]
     pub cg_steps: Option<usize>,
     /// Implicit feedback: the cut-off k of the ranking metrics on --test.
     #[arg(long, value_name = "K", default_value_t = 10, requires = "implicit")]

@@ -52,6 +52,9 @@ struct Summary {
     validation_ratings: usize,
     patience: usize,
     inner_iterations: usize,
+    /// ALS: conjugate-gradient steps per row (0: exact solves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cg_steps: Option<usize>,
     seconds: f64,
     loading_seconds: f64,
     workers: usize,
@@ -118,7 +121,8 @@ fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
         tol: args.tol,
         eval_every: args.eval_every,
         trace_half_steps: false,
-        implicit: defaults.implicit.map(|implicit| strads_mf::Implicit { cg_steps: args.cg_steps, ..implicit }),
+        implicit: defaults.implicit,
+        cg_steps: args.cg_steps,
     };
     if args.implicit && args.top_k == 0 {
         return Err(Failure::input("--top-k must be at least 1"));
@@ -284,6 +288,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         validation_ratings: totals.validation_ratings,
         patience: checked.patience,
         inner_iterations: checked.inner_iterations,
+        cg_steps: (checked.algorithm == Algorithm::Als).then_some(fit.cg_steps),
         seconds: fit.seconds,
         loading_seconds,
         workers: checked.workers,

@@ -296,7 +296,8 @@ fn implicit_feedback_trains_scores_rankings_and_recommends_unseen_items() {
     assert_eq!(summary["algorithm"], "als");
     assert_eq!(summary["bias"], "none");
     assert_eq!(summary["weighted_lambda"], false);
-    assert_eq!(summary["implicit"]["cg_steps"], 0, "at rank 4 the exact solve is the cheaper one");
+    assert_eq!(summary["cg_steps"], 0, "at rank 4 the exact solve is the cheaper one");
+    assert_eq!(summary["implicit"]["alpha"], 1.0);
     assert_eq!(summary["validation_ratings"], 0, "implicit feedback holds nothing out");
     assert!(summary["test_rmse"].is_null());
     let ndcg = summary["ranking"]["ndcg"].as_f64().unwrap();
