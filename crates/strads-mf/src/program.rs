@@ -724,10 +724,27 @@ fn solve_row(
             filled = 0;
         }
     }
-    for j in 0..filled {
-        let x = &block[j * f..(j + 1) * f];
+    if solve_normal_equations(system, rhs, &block[..filled * f], &targets[..filled], f, reg).is_some() {
+        for (a, &t) in free.iter().enumerate() {
+            row[t] = rhs[a];
+        }
+    }
+}
+
+/// Adds the last rows of a block (fewer than `SYRK_BLOCK`, with their targets) to the lower triangle
+/// of `system` and to `rhs` one by one, `reg` to the diagonal, and solves by Cholesky (`rhs` then
+/// holds the solution).
+fn solve_normal_equations(
+    system: &mut [f64],
+    rhs: &mut [f64],
+    rows: &[f64],
+    targets: &[f64],
+    f: usize,
+    reg: f64,
+) -> Option<()> {
+    for (x, &target) in rows.chunks_exact(f).zip(targets) {
         for a in 0..f {
-            rhs[a] += targets[j] * x[a];
+            rhs[a] += target * x[a];
             for (s, &xc) in system[a * f..a * f + a + 1].iter_mut().zip(x) {
                 *s += x[a] * xc;
             }
@@ -736,11 +753,7 @@ fn solve_row(
     for a in 0..f {
         system[a * f + a] += reg;
     }
-    if cholesky_solve(system, rhs, f).is_some() {
-        for (a, &t) in free.iter().enumerate() {
-            row[t] = rhs[a];
-        }
-    }
+    cholesky_solve(system, rhs, f)
 }
 
 /// The Gram matrix `sum_j x_j x_j^T` of the rows of `factor` (`d` entries each), `d x d`, both triangles.
@@ -824,19 +837,7 @@ fn implicit_exact_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, scrat
             filled = 0;
         }
     }
-    for j in 0..filled {
-        let x = &block[j * f..(j + 1) * f];
-        for a in 0..f {
-            rhs[a] += targets[j] * x[a];
-            for (s, &xc) in system[a * f..a * f + a + 1].iter_mut().zip(x) {
-                *s += x[a] * xc;
-            }
-        }
-    }
-    for a in 0..f {
-        system[a * f + a] += reg;
-    }
-    if cholesky_solve(system, rhs, f).is_some() {
+    if solve_normal_equations(system, rhs, &block[..filled * f], &targets[..filled], f, reg).is_some() {
         row.copy_from_slice(rhs);
     }
 }

@@ -843,6 +843,24 @@ pub struct GenMfArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The layout of the problem: every pair observed with --density (uniform), or Netflix Prize's
+    /// shape (480,189 users x 17,770 items, heavy-tailed activity and popularity, 1-5 stars; --users,
+    /// --items and --density do not apply, --ratings sets the size).
+    #[arg(long, value_enum, default_value = "uniform")]
+    pub shape: ShapeArg,
+    /// With --shape netflix: about this many ratings (the full size has 100,480,507; 10M is a
+    /// tenth of it on the same users and items).
+    #[arg(long, value_name = "N", default_value_t = 100_480_507)]
+    pub ratings: usize,
+}
+
+/// Layouts of generated rating problems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShapeArg {
+    /// Every (user, item) pair observed with the same probability.
+    Uniform,
+    /// Netflix Prize's users, items and skew.
+    Netflix,
 }
 
 /// MF update rules.

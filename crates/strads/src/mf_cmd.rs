@@ -13,6 +13,7 @@ use strads_mf::{Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource,
 use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
 use crate::cli::{
     AlgorithmArg, BiasArg, DuplicatesArg, GenMfArgs, MfPredictArgs, MfRecommendArgs, MfTrainArgs, RatingsFormatArg,
+    ShapeArg,
 };
 use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
@@ -591,6 +592,9 @@ pub fn generate(args: &GenMfArgs) -> Result<(), Failure> {
     if !(args.density > 0.0 && args.density <= 1.0 && args.noise.is_finite() && args.noise >= 0.0) {
         return Err(Failure::input("the density must be in (0, 1] and the noise a number >= 0"));
     }
+    if args.shape == ShapeArg::Netflix {
+        return generate_netflix(args);
+    }
     let spec = strads_mf::generate::GeneratorSpec {
         users: args.users,
         items: args.items,
@@ -603,16 +607,7 @@ pub fn generate(args: &GenMfArgs) -> Result<(), Failure> {
     let (train, test) = split(&g.ratings, 0.2, args.seed).map_err(Failure::input)?;
     let run = |e: DataError| Failure::Run(e.into());
     std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
-    for (name, set) in [("ratings.tsv", &g.ratings), ("train.tsv", &train), ("test.tsv", &test)] {
-        write_atomic(&args.out.join(name), |w| {
-            writeln!(w, "user\titem\trating")?;
-            for r in set.iter() {
-                writeln!(w, "{}\t{}\t{}", r.user + 1, r.item + 1, r.value)?;
-            }
-            Ok(())
-        })
-        .map_err(run)?;
-    }
+    write_ratings(&args.out, &[("ratings.tsv", &g.ratings), ("train.tsv", &train), ("test.tsv", &test)])?;
     let ids = |n: usize| (1..=n).map(|x| x.to_string()).collect::<Vec<_>>();
     write_factor_csv(&args.out.join("true_user_factors.csv"), "user", &ids(args.users), &g.w, None, args.rank)?;
     write_factor_csv(&args.out.join("true_item_factors.csv"), "item", &ids(args.items), &g.h, None, args.rank)?;
@@ -627,6 +622,60 @@ pub fn generate(args: &GenMfArgs) -> Result<(), Failure> {
         g.ratings.len(),
         args.users,
         args.items,
+        args.rank,
+        args.noise,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Writes rating files as `user item rating` lines (1-based ids), atomically.
+fn write_ratings(out: &Path, sets: &[(&str, &[strads_mf::ratings::Rating])]) -> Result<(), Failure> {
+    for (name, set) in sets {
+        write_atomic(&out.join(name), |w| {
+            writeln!(w, "user\titem\trating")?;
+            for r in set.iter() {
+                writeln!(w, "{}\t{}\t{}", r.user + 1, r.item + 1, r.value)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| Failure::Run(e.into()))?;
+    }
+    Ok(())
+}
+
+/// `strads gen mf --shape netflix`: Netflix Prize's shape at `--ratings`, with progress.
+fn generate_netflix(args: &GenMfArgs) -> Result<(), Failure> {
+    let (users, items, _) = strads_mf::generate::NETFLIX;
+    if args.ratings == 0 || !(args.noise.is_finite() && args.noise >= 0.0) {
+        return Err(Failure::input("--ratings must be at least 1 and the noise a number >= 0"));
+    }
+    let spec = strads_mf::generate::ShapedSpec {
+        users,
+        items,
+        ratings: args.ratings,
+        rank: args.rank,
+        noise: args.noise,
+        seed: args.seed,
+    };
+    let progress = Progress::counted("gen mf", false, users as u64);
+    let ratings = strads_mf::generate::generate_shaped(&spec, &mut |done| {
+        progress.update(done as u64, format!("{done} of {users} users"), &[]);
+    });
+    progress.finish();
+    let (train, test) = split(&ratings, 0.2, args.seed).map_err(Failure::input)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
+    let writing = Progress::phase("gen mf", false, &format!("writing {}", args.out.display()));
+    write_ratings(&args.out, &[("train.tsv", &train), ("test.tsv", &test)])?;
+    writing.finish();
+    let truth = serde_json::json!({
+        "shape": "netflix", "users": users, "items": items, "rank": args.rank, "noise": args.noise,
+        "seed": args.seed, "ratings": ratings.len(), "train_ratings": train.len(), "test_ratings": test.len(),
+    });
+    write_string_atomic(&args.out.join("truth.json"), &to_json(&truth)?).map_err(|e| Failure::Run(e.into()))?;
+    println!(
+        "gen mf: {} ratings of {users} users x {items} items, Netflix-shaped (rank {}, noise {}) -> {}",
+        ratings.len(),
         args.rank,
         args.noise,
         args.out.display()

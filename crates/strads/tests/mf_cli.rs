@@ -338,3 +338,23 @@ fn implicit_feedback_trains_scores_rankings_and_recommends_unseen_items() {
     assert_eq!(run.status.code(), Some(2), "--alpha needs --implicit");
     assert!(!bad.exists());
 }
+
+#[test]
+fn gen_mf_netflix_shape_writes_a_split_that_trains() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("netflix");
+    let run = strads(&["gen", "mf", "--shape", "netflix", "--ratings", "40000", "--rank", "3", "--out", path(&data)]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("truth.json")).unwrap()).unwrap();
+    assert_eq!((truth["users"].as_u64(), truth["items"].as_u64()), (Some(480_189), Some(17_770)));
+    let total = truth["ratings"].as_u64().unwrap();
+    assert!(total >= 480_189, "every user rates at least one item: {total}");
+    let lines = |name: &str| std::fs::read_to_string(data.join(name)).unwrap().lines().count() as u64 - 1;
+    assert_eq!(lines("train.tsv") + lines("test.tsv"), total);
+    let out = dir.path().join("run");
+    let train_path = data.join("train.tsv");
+    let args = ["mf", "--data", path(&train_path), "--rank", "2", "--iterations", "1"];
+    let train = strads(&[&args[..], &["--workers", "2", "--quiet", "--out", path(&out)]].concat());
+    assert!(train.status.success(), "{}", stderr(&train));
+}
