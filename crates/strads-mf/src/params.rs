@@ -146,7 +146,8 @@ impl Default for MfParams {
 
 impl MfParams {
     /// The defaults for implicit feedback with confidence slope `alpha`, those of the `implicit`
-    /// library: ALS with 3 conjugate-gradient steps per row, no offsets (an unobserved pair's
+    /// library: ALS (3 conjugate-gradient steps per row where they cost less than the exact solve,
+    /// see [`default_cg_steps`]), no offsets (an unobserved pair's
     /// preference is 0, not a mean), one `lambda = 0.01` for every row (the confidences already weigh
     /// a row by its interactions), initial entries below 0.01, 15 iterations and no validation hold-out.
     pub fn implicit(alpha: f64) -> MfParams {
