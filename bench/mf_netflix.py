@@ -12,18 +12,18 @@ strads' trace.csv at or below libmf's test RMSE after 20 iterations.
 
 import argparse
 import csv
-import ctypes
 import json
 import os
 import subprocess
 import sys
 import time
+import types
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 import benchlib  # noqa: E402
-from mf_bench import libmf_module  # noqa: E402
+from mf_bench import libmf_fit  # noqa: E402
 
 
 def load(path):
@@ -89,19 +89,13 @@ def main():
         "iteration count",
         "",
     ]
-    mf = libmf_module()
     for rank in [int(x) for x in args.ranks.split(",")]:
         rows = []
-        X = np.column_stack([tu, ti, tr]).astype(np.float32)
+        # libmf's factors have a row up to the largest training index of each side.
+        data = types.SimpleNamespace(train_u=tu, train_i=ti, train_r=tr, n_users=int(tu.max()) + 1,
+                                     n_items=int(ti.max()) + 1)
         for iterations in (5, 10, 20):
-            model = mf.MF(fun=0, k=rank, nr_threads=2, nr_iters=iterations, lambda_p1=0.0, lambda_q1=0.0,
-                          lambda_p2=0.1, lambda_q2=0.1, quiet=True)
-            start = time.perf_counter()
-            model.fit(X)
-            seconds = time.perf_counter() - start
-            P, Q = model.p_factors(), model.q_factors()
-            pointer = ctypes.c_void_p(ctypes.addressof(model.model))
-            mf.mf.mf_destroy_model(ctypes.byref(pointer))
+            seconds, P, Q = libmf_fit(data, rank, 0.1, iterations, 2)
             score = rmse((P[vu] * Q[vi]).sum(1), vr)
             rows.append((f"libmf SGD, {iterations} it.", 2, iterations, seconds, score, None))
             print(f"  libmf k={rank} it={iterations} {seconds:.2f}s test RMSE {score:.4f}", flush=True)
