@@ -46,8 +46,6 @@ pub struct MfFit {
     pub lambda: f64,
     /// The initial scale.
     pub init_scale: f64,
-    /// Implicit feedback's settings.
-    pub implicit: Option<crate::params::Implicit>,
     /// ALS's CG steps per row as chosen from the data (0: exact solves).
     pub cg_steps: usize,
 }
@@ -315,7 +313,12 @@ pub fn fit_source<L: Launcher>(
     let weights = |counts: &[u32]| counts.iter().map(|&n| u64::from(n) + 1).collect::<Vec<u64>>();
     let user_ranges = balanced_ranges(&weights(&totals.user_counts), workers);
     let item_ranges = balanced_ranges(&weights(&totals.item_counts), workers);
-    let heldout = |ratings: Vec<Rating>| ratings.iter().map(|r| (r.user, r.item, r.value, totals.is_cold(r))).collect();
+    // Implicit feedback is scored by ranking metrics on the gathered model, not by held-out errors.
+    let scored = params.implicit.is_none();
+    let heldout = |ratings: Vec<Rating>| {
+        let kept = if scored { ratings } else { Vec::new() };
+        kept.iter().map(|r| (r.user, r.item, r.value, totals.is_cold(r))).collect()
+    };
     let has_validation = totals.validation_ratings > 0;
     let outcome = launcher.run_checkpointed::<Mf, _, _, _>(
         RunOptions { pipeline_depth: 0 },
@@ -331,8 +334,6 @@ pub fn fit_source<L: Launcher>(
                 ))
                 .into());
             }
-            // Implicit feedback is scored by ranking metrics on the gathered model, not by held-out errors.
-            let heldout = |ratings: Vec<Rating>| if params.implicit.is_some() { Vec::new() } else { heldout(ratings) };
             let data = ShardData {
                 user_ratings,
                 item_ratings: source.by_items(is.clone()),
@@ -349,12 +350,7 @@ pub fn fit_source<L: Launcher>(
         },
         || {
             (
-                MfScheduler::new(
-                    params.clone(),
-                    totals.test_ratings > 0 && params.implicit.is_none(),
-                    has_validation && params.implicit.is_none(),
-                    observer,
-                ),
+                MfScheduler::new(params.clone(), totals.test_ratings > 0 && scored, has_validation && scored, observer),
                 MfAggregator::default(),
             )
         },
@@ -385,7 +381,6 @@ pub fn fit_source<L: Launcher>(
         converged,
         lambda: params.lambda(),
         init_scale: params.init_scale(),
-        implicit: params.implicit,
         cg_steps: params.cg_steps(),
     }))
 }

@@ -465,40 +465,8 @@ impl Shard {
             Side::H => (&mut self.h, &mut self.by_item, &self.full_w, &self.reg_h, &self.cold_h),
         };
         let mut scratch = AlsScratch::default();
-        if let Some(implicit) = self.params.implicit {
-            let g = gram(other, d);
-            for r in 0..entries.rows() {
-                let row = &mut rows[r * d..(r + 1) * d];
-                if cold[r] {
-                    row.fill(0.0);
-                    continue;
-                }
-                let rated = Rated { entries: &*entries, range: entries.range(r), other, d, implicit };
-                match (als, self.params.cg_steps()) {
-                    (true, 0) => implicit_exact_row(row, &rated, &g, reg[r], &mut scratch),
-                    (true, steps) => implicit_cg_row(row, &rated, &g, reg[r], steps, &mut scratch),
-                    (false, _) => {
-                        let range = rated.range.clone();
-                        implicit_ccd_row(
-                            row,
-                            entries,
-                            range,
-                            other,
-                            d,
-                            implicit,
-                            &g,
-                            reg[r],
-                            &self.params,
-                            &mut scratch,
-                        );
-                    }
-                }
-            }
-            if side == Side::W {
-                self.by_user_fresh = !als;
-            }
-            return rows.clone();
-        }
+        // Implicit feedback: every unobserved pair enters through the Gram matrix of the other factor.
+        let g = self.params.implicit.map(|_| gram(other, d));
         for r in 0..entries.rows() {
             let row = &mut rows[r * d..(r + 1) * d];
             if cold[r] {
@@ -508,7 +476,18 @@ impl Shard {
                 continue;
             }
             let range = entries.range(r);
-            if als {
+            if let (Some(implicit), Some(g)) = (self.params.implicit, &g) {
+                if als {
+                    let rated = Rated { entries: &*entries, range, other, d, implicit };
+                    match self.params.cg_steps() {
+                        0 => implicit_exact_row(row, &rated, g, reg[r], &mut scratch),
+                        steps => implicit_cg_row(row, &rated, g, reg[r], steps, &mut scratch),
+                    }
+                } else {
+                    let inner = self.params.inner_iterations;
+                    implicit_ccd_row(row, entries, range, other, d, implicit, g, reg[r], inner, &mut scratch.product);
+                }
+            } else if als {
                 match self.params.cg_steps() {
                     0 => solve_row(row, entries, range, other, d, &free, fixed, reg[r], self.mu, &mut scratch),
                     steps => {
@@ -742,6 +721,16 @@ fn solve_normal_equations(
     f: usize,
     reg: f64,
 ) -> Option<()> {
+    add_rows(system, rhs, rows, targets, f);
+    for a in 0..f {
+        system[a * f + a] += reg;
+    }
+    cholesky_solve(system, rhs, f)
+}
+
+/// `lower(system) += sum_j x_j x_j^T` and `rhs += sum_j t_j x_j` over the rows `x_j` of `rows`
+/// (`f` entries each), one rank-1 update at a time.
+fn add_rows(system: &mut [f64], rhs: &mut [f64], rows: &[f64], targets: &[f64], f: usize) {
     for (x, &target) in rows.chunks_exact(f).zip(targets) {
         for a in 0..f {
             rhs[a] += target * x[a];
@@ -750,10 +739,6 @@ fn solve_normal_equations(
             }
         }
     }
-    for a in 0..f {
-        system[a * f + a] += reg;
-    }
-    cholesky_solve(system, rhs, f)
 }
 
 /// The Gram matrix `sum_j x_j x_j^T` of the rows of `factor` (`d` entries each), `d x d`, both triangles.
@@ -766,13 +751,7 @@ fn gram(factor: &[f64], d: usize) -> Vec<f64> {
     for block in blocks {
         syrk_block(&mut g, &mut rhs, block, &zeros, d);
     }
-    for x in tail.chunks_exact(d) {
-        for a in 0..d {
-            for (gc, &xc) in g[a * d..a * d + a + 1].iter_mut().zip(x) {
-                *gc += x[a] * xc;
-            }
-        }
-    }
+    add_rows(&mut g, &mut rhs, tail, &zeros[..tail.len() / d], d);
     for a in 0..d {
         for c in a + 1..d {
             g[a * d + c] = g[c * d + a];
@@ -973,15 +952,14 @@ fn implicit_ccd_row(
     implicit: Implicit,
     g: &[f64],
     reg: f64,
-    params: &CheckedParams,
-    scratch: &mut AlsScratch,
+    inner: usize,
+    gw: &mut Vec<f64>,
 ) {
-    let gw = &mut scratch.product;
     gw.resize(d, 0.0);
     for (a, slot) in gw.iter_mut().enumerate() {
         *slot = dot_unrolled(&g[a * d..(a + 1) * d], row);
     }
-    for _ in 0..params.inner_iterations {
+    for _ in 0..inner {
         for t in 0..d {
             let (mut grad, mut curvature) = (gw[t] + reg * row[t], g[t * d + t] + reg);
             for e in range.clone() {

@@ -3,8 +3,6 @@
 
 use serde::Serialize;
 
-use crate::ratings::Rating;
-
 /// The `k` items of highest score for one user, best first, ties broken by the lower item row;
 /// `excluded[i]` leaves item `i` out (the items the user already has). `score(i)` is the user's score
 /// of item `i` over `items` items.
@@ -41,24 +39,23 @@ pub struct RankingMetrics {
 }
 
 /// The metrics of the scores `w_u . h_i` (the first `rank` entries of rows of `stride` entries of
-/// `w` and `h`) on the `test` pairs, each user's `train` items left out of its ranking, as a
-/// recommender serves it. Pairs are by row (the indices of a fit); values do not matter, a pair
-/// is an interaction.
+/// `w` and `h`) on the `test` (user, item) pairs, each user's `train` items left out of its ranking,
+/// as a recommender serves it. Pairs are by row (the indices of a fit).
 pub fn ranking_metrics(
     w: &[f64],
     h: &[f64],
     stride: usize,
     rank: usize,
-    train: &[Rating],
-    test: &[Rating],
+    train: &[(u32, u32)],
+    test: &[(u32, u32)],
     k: usize,
 ) -> RankingMetrics {
     let (users, items) = (w.len() / stride.max(1), h.len() / stride.max(1));
-    let group = |pairs: &[Rating]| {
+    let group = |pairs: &[(u32, u32)]| {
         let mut by_user = vec![Vec::new(); users];
-        for r in pairs {
-            if let Some(list) = by_user.get_mut(r.user as usize) {
-                list.push(r.item as usize);
+        for &(user, item) in pairs {
+            if let Some(list) = by_user.get_mut(user as usize) {
+                list.push(item as usize);
             }
         }
         by_user

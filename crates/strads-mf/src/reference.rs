@@ -269,30 +269,7 @@ fn als_row(
         let entry = |x: usize, y: usize| if y <= x { a[x * f + y] } else { a[y * f + x] };
         let times = |v: &[f64]| (0..f).map(|x| (0..f).map(|y| entry(x, y) * v[y]).sum::<f64>()).collect::<Vec<f64>>();
         let mut v: Vec<f64> = free.iter().map(|&t| row[t]).collect();
-        let av = times(&v);
-        let mut r: Vec<f64> = (0..f).map(|x| b[x] - av[x]).collect();
-        let mut p = r.clone();
-        let mut old: f64 = r.iter().map(|x| x * x).sum();
-        for _ in 0..cg_steps {
-            if old < 1e-20 {
-                break;
-            }
-            let ap = times(&p);
-            let curvature: f64 = p.iter().zip(&ap).map(|(x, y)| x * y).sum();
-            if curvature <= 0.0 {
-                break;
-            }
-            let step = old / curvature;
-            for x in 0..f {
-                v[x] += step * p[x];
-                r[x] -= step * ap[x];
-            }
-            let new: f64 = r.iter().map(|x| x * x).sum();
-            for x in 0..f {
-                p[x] = r[x] + (new / old) * p[x];
-            }
-            old = new;
-        }
+        plain_cg(&mut v, &b, cg_steps, times);
         for x in 0..f {
             row[free[x]] = v[x];
         }
@@ -416,32 +393,7 @@ pub fn fit_implicit(train: &[Rating], users: usize, items: usize, params: &Check
                             row.copy_from_slice(&b);
                         }
                     }
-                    (Algorithm::Als, steps) => {
-                        let ax = apply(row);
-                        let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
-                        let mut dir = r.clone();
-                        let mut old: f64 = r.iter().map(|a| a * a).sum();
-                        for _ in 0..steps {
-                            if old < 1e-20 {
-                                break;
-                            }
-                            let ap = apply(&dir);
-                            let curvature: f64 = dir.iter().zip(&ap).map(|(a, b)| a * b).sum();
-                            if curvature <= 0.0 {
-                                break;
-                            }
-                            let step = old / curvature;
-                            for t in 0..d {
-                                row[t] += step * dir[t];
-                                r[t] -= step * ap[t];
-                            }
-                            let new: f64 = r.iter().map(|a| a * a).sum();
-                            for t in 0..d {
-                                dir[t] = r[t] + (new / old) * dir[t];
-                            }
-                            old = new;
-                        }
-                    }
+                    (Algorithm::Als, steps) => plain_cg(row, &b, steps, apply),
                     _ => {
                         for _ in 0..params.inner_iterations {
                             for t in 0..d {
@@ -462,4 +414,33 @@ pub fn fit_implicit(train: &[Rating], users: usize, items: usize, params: &Check
         }
     }
     model
+}
+
+/// `steps` steps of textbook conjugate gradient on `A v = b` from `v`, `times(p)` giving `A p`;
+/// stops once the residual vanishes.
+fn plain_cg(v: &mut [f64], b: &[f64], steps: usize, times: impl Fn(&[f64]) -> Vec<f64>) {
+    let av = times(v);
+    let mut r: Vec<f64> = b.iter().zip(&av).map(|(b, a)| b - a).collect();
+    let mut p = r.clone();
+    let mut old: f64 = r.iter().map(|x| x * x).sum();
+    for _ in 0..steps {
+        if old < 1e-20 {
+            break;
+        }
+        let ap = times(&p);
+        let curvature: f64 = p.iter().zip(&ap).map(|(x, y)| x * y).sum();
+        if curvature <= 0.0 {
+            break;
+        }
+        let step = old / curvature;
+        for x in 0..v.len() {
+            v[x] += step * p[x];
+            r[x] -= step * ap[x];
+        }
+        let new: f64 = r.iter().map(|x| x * x).sum();
+        for x in 0..v.len() {
+            p[x] = r[x] + (new / old) * p[x];
+        }
+        old = new;
+    }
 }

@@ -61,6 +61,11 @@ fn run(p: &Problem, params: &CheckedParams) -> (MfFit, Vec<TracePoint>) {
     (fit, seen)
 }
 
+/// The (user, item) pairs of some ratings, as the ranking metrics take them.
+fn pairs(ratings: &[Rating]) -> Vec<(u32, u32)> {
+    ratings.iter().map(|r| (r.user, r.item)).collect()
+}
+
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
@@ -140,14 +145,22 @@ fn the_model_ranks_held_out_pairs_of_the_planted_groups_above_popularity() {
     checked.rank = 8;
     let (model, _) = run(&p, &checked);
     let k = 10;
-    let ours = ranking_metrics(&model.factors.w, &model.factors.h, model.stride, model.rank, &p.train, &test, k);
+    let ours = ranking_metrics(
+        &model.factors.w,
+        &model.factors.h,
+        model.stride,
+        model.rank,
+        &pairs(&p.train),
+        &pairs(&test),
+        k,
+    );
     // Popularity: every user scores an item by its training count (rank-1 factors).
     let mut counts = vec![0.0; p.items];
     for r in &p.train {
         counts[r.item as usize] += 1.0;
     }
     let ones = vec![1.0; p.users];
-    let popular = ranking_metrics(&ones, &counts, 1, 1, &p.train, &test, k);
+    let popular = ranking_metrics(&ones, &counts, 1, 1, &pairs(&p.train), &pairs(&test), k);
     assert!(ours.users > 50 && ours.users == popular.users);
     assert!(
         ours.ndcg > popular.ndcg + 0.05 && ours.precision > popular.precision,
@@ -218,7 +231,7 @@ fn ranking_metrics_equal_a_plain_implementation() {
     let mut test = pick(&mut rng, 80);
     test.push(Rating { user: users as u32 - 1, item: 0, value: 1.0 });
     for k in [1, 3, 10, 50] {
-        let fast = ranking_metrics(&w, &h, rank, rank, &train, &test, k);
+        let fast = ranking_metrics(&w, &h, rank, rank, &pairs(&train), &pairs(&test), k);
         let plain = plain_metrics(&w, &h, rank, &train, &test, k);
         assert_eq!((fast.users, fast.cold_users), (plain.users, plain.cold_users), "k={k}");
         assert_eq!(fast.cold_users, 1, "the last user has no training pair");
@@ -235,7 +248,7 @@ fn ranking_metrics_equal_a_plain_implementation() {
     assert_eq!(one.users, 0);
     let seen = [Rating { user: 0, item: 3, value: 1.0 }];
     let held = [Rating { user: 0, item: 0, value: 1.0 }, Rating { user: 0, item: 2, value: 1.0 }];
-    let m = ranking_metrics(&[1.0], &[3.0, 2.0, 1.0, 9.0], 1, 1, &seen, &held, 3);
+    let m = ranking_metrics(&[1.0], &[3.0, 2.0, 1.0, 9.0], 1, 1, &pairs(&seen), &pairs(&held), 3);
     assert_eq!(m.precision, 1.0);
     assert!((m.map - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-15);
     assert!((m.ndcg - (1.0 + 0.5) / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-15);

@@ -262,12 +262,8 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     let last = *fit.returned_point().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let model = Model::from_fit(&fit, &ids, checked.bias);
     let ranking = ranked.then(|| {
-        let as_pairs = |list: &[(u32, u32)]| -> Vec<strads_mf::ratings::Rating> {
-            list.iter().map(|&(user, item)| strads_mf::ratings::Rating { user, item, value: 1.0 }).collect()
-        };
-        let (seen, test) = (as_pairs(&pairs), as_pairs(&test_pairs));
         let (w, h) = (&fit.factors.w, &fit.factors.h);
-        strads_mf::ranking::ranking_metrics(w, h, fit.stride, fit.rank, &seen, &test, args.top_k)
+        strads_mf::ranking::ranking_metrics(w, h, fit.stride, fit.rank, &pairs, &test_pairs, args.top_k)
     });
     let summary = Summary {
         train_rmse: last.train_rmse,
@@ -305,7 +301,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         test_cold_items: fit.item_counts.iter().filter(|&&n| n == 0).count(),
         data: args.data.display().to_string(),
         test: args.test.as_ref().map(|p| p.display().to_string()),
-        implicit: fit.implicit,
+        implicit: checked.implicit,
         ranking,
     };
     let info = ModelInfo {
