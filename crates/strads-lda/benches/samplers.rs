@@ -35,7 +35,7 @@ fn main() {
                 *z = rng.random_range(0..k as u32);
             }
             tokens.refresh_by_doc();
-            let mut docs = DocTopics::new(k, &tokens, corpus.documents(), kind == SamplerKind::Sparse);
+            let mut docs = DocTopics::new(k, &tokens, corpus.documents(), kind);
             let mut rows = vec![0u32; v * k];
             let mut totals = vec![0i64; k];
             for i in 0..tokens.len() {
@@ -44,7 +44,7 @@ fn main() {
                 totals[z] += 1;
             }
             let priors = Priors { topics: k, alpha: 50.0 / k as f64, beta: 0.01, vbeta: v as f64 * 0.01 };
-            let mut sampler = Sampler::new(kind, priors, 2);
+            let mut sampler = Sampler::new(priors, 2);
             let mut sweep = || {
                 let start = Instant::now();
                 let n = sampler.sample(0, &mut tokens, &mut docs, &mut rows, &mut totals, &mut rng);

@@ -45,15 +45,14 @@ pub fn count_terms(counts: &[u32], table: &LogGammaTable) -> f64 {
 
 /// The documents' part: rows of `n_dk` with their lengths.
 pub fn document_part(counts: &[u32], lengths: &[u32], topics: usize, alpha: f64, table: &LogGammaTable) -> f64 {
+    document_part_by(lengths, topics, alpha, |d| count_terms(&counts[d * topics..(d + 1) * topics], table))
+}
+
+/// The documents' part, with `terms(d)` giving document `d`'s `sum_k lgamma(n_dk + alpha) - lgamma(alpha)`.
+pub fn document_part_by(lengths: &[u32], topics: usize, alpha: f64, terms: impl Fn(usize) -> f64) -> f64 {
     let k_alpha = topics as f64 * alpha;
     let head = libm::lgamma(k_alpha);
-    lengths
-        .iter()
-        .enumerate()
-        .map(|(d, &n)| {
-            head - libm::lgamma(f64::from(n) + k_alpha) + count_terms(&counts[d * topics..(d + 1) * topics], table)
-        })
-        .sum()
+    lengths.iter().enumerate().map(|(d, &n)| head - libm::lgamma(f64::from(n) + k_alpha) + terms(d)).sum()
 }
 
 /// The topic totals' part: `sum_k lgamma(V beta) - lgamma(n_k + V beta)`.

@@ -20,10 +20,10 @@ use strads_core::checkpoint::{decode, encode, expect_len};
 use strads_core::{BoxError, Program, Round, Worker};
 use strads_engine::Rotation;
 
-use crate::eval::{LogGammaTable, count_terms, document_part};
+use crate::eval::{LogGammaTable, count_terms};
 use crate::layout::{Segment, Tokens, VocabularyBlocks};
 use crate::params::{CheckedParams, Mode};
-use crate::sampler::{DocTopics, Priors, Sampler};
+use crate::sampler::{DenseDocs, DocTopics, Priors, Sampler};
 
 /// The message types of LDA.
 pub struct Lda;
@@ -166,7 +166,7 @@ pub struct TestShard {
     /// Observed tokens and their topics.
     pub observed: Tokens,
     /// Document-topic counts of the observed tokens.
-    pub docs: DocTopics,
+    pub docs: DenseDocs,
     /// Held-out tokens.
     pub heldout: Tokens,
 }
@@ -262,7 +262,7 @@ impl Shard {
             *z = rng.random_range(0..k as u32);
         }
         tokens.refresh_by_doc();
-        let docs = DocTopics::new(k, &tokens, documents, params.sampler == crate::SamplerKind::Sparse);
+        let docs = DocTopics::new(k, &tokens, documents, params.sampler);
         let rotation = Rotation::new(params.blocks, params.workers).expect("blocks >= workers was checked");
         let held: Vec<usize> = match params.mode {
             Mode::ModelParallel => rotation.initial_hand(worker).collect(),
@@ -278,7 +278,7 @@ impl Shard {
             for z in observed.topic.iter_mut() {
                 *z = test_rng.random_range(0..k as u32);
             }
-            let docs = DocTopics::new(k, &observed, count, false);
+            let docs = DenseDocs::new(k, &observed, count);
             TestShard { observed, docs, heldout }
         });
         Shard {
@@ -296,7 +296,7 @@ impl Shard {
             own: Vec::new(),
             own_applied: false,
             own_peak: 0,
-            sampler: Sampler::new(params.sampler, priors, params.mh_steps),
+            sampler: Sampler::new(priors, params.mh_steps),
             rng,
             test,
             doc_table: LogGammaTable::new(params.alpha),
@@ -411,8 +411,7 @@ impl Shard {
     }
 
     fn evaluate(&self) -> Partial {
-        let k = self.priors.topics;
-        let documents = document_part(&self.docs.counts, &self.docs.lengths, k, self.priors.alpha, &self.doc_table);
+        let documents = self.docs.log_likelihood_part(self.priors.alpha, &self.doc_table);
         let words = match self.mode {
             Mode::DataParallel if self.worker != 0 => 0.0,
             _ => self.blocks.iter().map(|b| count_terms(&b.counts, &self.word_table)).sum(),
@@ -488,7 +487,8 @@ impl Shard {
 
     fn report(&self, assignments: bool) -> Partial {
         let k = self.priors.topics;
-        let doc_counts_match = DocTopics::new(k, &self.tokens, self.docs.documents(), false).counts == self.docs.counts;
+        let doc_topic = self.docs.dense();
+        let doc_counts_match = DenseDocs::new(k, &self.tokens, self.docs.documents()).counts == doc_topic;
         let recounted = recount(&self.tokens, &self.tokens.segments, k).collect();
         let assignments = assignments.then(|| {
             (0..self.docs.documents())
@@ -498,8 +498,8 @@ impl Shard {
         Partial::Report(Box::new(Report {
             worker: self.worker,
             first_document: self.first_document,
-            doc_topic: self.docs.counts.clone(),
-            lengths: self.docs.lengths.clone(),
+            doc_topic,
+            lengths: self.docs.lengths().to_vec(),
             blocks: self.blocks.iter().cloned().collect(),
             totals: self.totals.clone(),
             recounted,
@@ -574,7 +574,7 @@ impl Worker<Lda> for Shard {
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
-        type TestState = Option<(Vec<u32>, Vec<u16>, DocTopics)>;
+        type TestState = Option<(Vec<u32>, Vec<u16>, DenseDocs)>;
         type State = (
             u64,
             (Vec<u32>, Vec<u16>),
@@ -588,7 +588,9 @@ impl Worker<Lda> for Shard {
         let (rotations, (topic, by_doc), docs, blocks, (totals, merged_totals), own, rng, test): State = decode(state)?;
         expect_len("token topics", topic.len(), self.tokens.topic.len())?;
         expect_len("token topics by document", by_doc.len(), self.tokens.by_doc.len())?;
-        expect_len("document-topic counts", docs.counts.len(), self.docs.counts.len())?;
+        if !docs.same_shape(&self.docs) {
+            return Err("document-topic counts of another shape than this run's".into());
+        }
         expect_len("topic totals", totals.len(), self.totals.len())?;
         match (&mut self.test, test) {
             (None, None) => {}

@@ -28,94 +28,148 @@ use rand_distr::weighted::WeightedAliasIndex;
 use crate::layout::Tokens;
 use crate::params::SamplerKind;
 
-/// Document-topic counts of a worker's documents: dense rows, and lists of nonzero topics for SparseLDA.
+/// Document-topic counts of a worker's documents, kept as the sampler reads them: dense rows of `K`
+/// for the alias sampler (which looks up `n_dk` of two topics per proposal), or, for SparseLDA,
+/// each document's nonzero `(topic, count)` pairs in a slot of `min(K, N_d)` entries, so the state
+/// grows with the tokens rather than with `K x documents` and a short document's counts are one
+/// cache line instead of a `4K`-byte row.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DocTopics {
+pub enum DocTopics {
+    /// Dense rows (the alias sampler).
+    Dense(DenseDocs),
+    /// Nonzero pairs (SparseLDA).
+    Sparse(SparseDocs),
+}
+
+/// Dense document-topic rows.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DenseDocs {
     topics: usize,
     /// `n_dk`, row by row.
     pub counts: Vec<u32>,
     /// `N_d`.
     pub lengths: Vec<u32>,
-    nonzero: Option<Nonzeros>,
 }
 
-/// Each document's nonzero topics, in a slot of `min(K, N_d)` entries.
+/// Each document's nonzero `(topic, count)` pairs, unordered, in a slot of `min(K, N_d)` entries.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Nonzeros {
+pub struct SparseDocs {
+    topics: usize,
+    lengths: Vec<u32>,
     start: Vec<usize>,
     len: Vec<u32>,
-    topics: Vec<u32>,
+    entries: Vec<[u32; 2]>,
 }
 
-impl DocTopics {
+impl DenseDocs {
     /// Counts of the documents whose tokens are `tokens`, from their current topics.
-    pub fn new(topics: usize, tokens: &Tokens, documents: usize, with_nonzero_lists: bool) -> Self {
+    pub fn new(topics: usize, tokens: &Tokens, documents: usize) -> Self {
         let mut counts = vec![0u32; documents * topics];
-        let lengths: Vec<u32> =
-            (0..documents).map(|d| (tokens.doc_start[d + 1] - tokens.doc_start[d]) as u32).collect();
         for i in 0..tokens.len() {
             counts[tokens.doc[i] as usize * topics + tokens.topic[i] as usize] += 1;
         }
-        let nonzero = with_nonzero_lists.then(|| {
-            let mut start = Vec::with_capacity(documents + 1);
-            let mut len = Vec::with_capacity(documents);
-            let mut list = Vec::new();
-            for d in 0..documents {
-                start.push(list.len());
-                let row = &counts[d * topics..(d + 1) * topics];
-                let before = list.len();
-                list.extend((0..topics as u32).filter(|&k| row[k as usize] > 0));
-                len.push((list.len() - before) as u32);
-                list.resize(before + (lengths[d] as usize).min(topics), 0);
-            }
-            start.push(list.len());
-            Nonzeros { start, len, topics: list }
-        });
-        DocTopics { topics, counts, lengths, nonzero }
-    }
-
-    /// Number of documents.
-    pub fn documents(&self) -> usize {
-        self.lengths.len()
+        DenseDocs { topics, counts, lengths: document_lengths(tokens, documents) }
     }
 
     /// Document `d`'s row.
     pub fn row(&self, d: usize) -> &[u32] {
         &self.counts[d * self.topics..(d + 1) * self.topics]
     }
+}
 
-    fn nonzero(&self, d: usize) -> &[u32] {
-        match &self.nonzero {
-            Some(nz) => &nz.topics[nz.start[d]..nz.start[d] + nz.len[d] as usize],
-            None => &[],
+impl SparseDocs {
+    /// Counts of the documents whose tokens are `tokens`, from their current topics.
+    pub fn new(topics: usize, tokens: &Tokens, documents: usize) -> Self {
+        let lengths = document_lengths(tokens, documents);
+        let mut start = Vec::with_capacity(documents + 1);
+        let mut len = Vec::with_capacity(documents);
+        let mut entries = Vec::new();
+        let mut seen = vec![0u32; topics];
+        for (d, &n) in lengths.iter().enumerate() {
+            start.push(entries.len());
+            let before = entries.len();
+            for &p in tokens.positions(d) {
+                let t = tokens.topic[p as usize] as usize;
+                if seen[t] == 0 {
+                    entries.push([t as u32, 0]);
+                }
+                seen[t] += 1;
+            }
+            for e in &mut entries[before..] {
+                e[1] = std::mem::take(&mut seen[e[0] as usize]);
+            }
+            len.push((entries.len() - before) as u32);
+            entries.resize(before + (n as usize).min(topics), [0, 0]);
+        }
+        start.push(entries.len());
+        SparseDocs { topics, lengths, start, len, entries }
+    }
+
+    /// Document `d`'s nonzero `(topic, count)` pairs.
+    pub fn pairs(&self, d: usize) -> &[[u32; 2]] {
+        &self.entries[self.start[d]..self.start[d] + self.len[d] as usize]
+    }
+}
+
+fn document_lengths(tokens: &Tokens, documents: usize) -> Vec<u32> {
+    (0..documents).map(|d| (tokens.doc_start[d + 1] - tokens.doc_start[d]) as u32).collect()
+}
+
+impl DocTopics {
+    /// Counts of the documents whose tokens are `tokens`, from their current topics, kept as `sampler` reads them.
+    pub fn new(topics: usize, tokens: &Tokens, documents: usize, sampler: SamplerKind) -> Self {
+        match sampler {
+            SamplerKind::Sparse => DocTopics::Sparse(SparseDocs::new(topics, tokens, documents)),
+            SamplerKind::Alias => DocTopics::Dense(DenseDocs::new(topics, tokens, documents)),
         }
     }
 
-    #[inline]
-    fn decrement(&mut self, d: usize, k: u32) {
-        let c = &mut self.counts[d * self.topics + k as usize];
-        *c -= 1;
-        if *c == 0
-            && let Some(nz) = &mut self.nonzero
-        {
-            let list = &mut nz.topics[nz.start[d]..nz.start[d] + nz.len[d] as usize];
-            if let Some(at) = list.iter().position(|&t| t == k) {
-                let last = list.len() - 1;
-                list.swap(at, last);
-                nz.len[d] -= 1;
+    /// Number of documents.
+    pub fn documents(&self) -> usize {
+        self.lengths().len()
+    }
+
+    /// `N_d` of every document.
+    pub fn lengths(&self) -> &[u32] {
+        match self {
+            DocTopics::Dense(d) => &d.lengths,
+            DocTopics::Sparse(s) => &s.lengths,
+        }
+    }
+
+    /// Whether `other` holds as many documents and counts in the same representation (a restored state fits).
+    pub fn same_shape(&self, other: &DocTopics) -> bool {
+        match (self, other) {
+            (DocTopics::Dense(a), DocTopics::Dense(b)) => a.counts.len() == b.counts.len(),
+            (DocTopics::Sparse(a), DocTopics::Sparse(b)) => a.start == b.start,
+            _ => false,
+        }
+    }
+
+    /// The dense `documents x K` rows.
+    pub fn dense(&self) -> Vec<u32> {
+        match self {
+            DocTopics::Dense(d) => d.counts.clone(),
+            DocTopics::Sparse(s) => {
+                let k = s.topics;
+                let mut counts = vec![0u32; s.lengths.len() * k];
+                for d in 0..s.lengths.len() {
+                    for &[t, c] in s.pairs(d) {
+                        counts[d * k + t as usize] = c;
+                    }
+                }
+                counts
             }
         }
     }
 
-    #[inline]
-    fn increment(&mut self, d: usize, k: u32) {
-        let c = &mut self.counts[d * self.topics + k as usize];
-        *c += 1;
-        if *c == 1
-            && let Some(nz) = &mut self.nonzero
-        {
-            nz.topics[nz.start[d] + nz.len[d] as usize] = k;
-            nz.len[d] += 1;
+    /// The documents' part of the joint log-likelihood, as [`crate::eval::document_part`] computes it from dense rows.
+    pub fn log_likelihood_part(&self, alpha: f64, table: &crate::eval::LogGammaTable) -> f64 {
+        match self {
+            DocTopics::Dense(d) => crate::eval::document_part(&d.counts, &d.lengths, d.topics, alpha, table),
+            DocTopics::Sparse(s) => crate::eval::document_part_by(&s.lengths, s.topics, alpha, |d| {
+                s.pairs(d).iter().map(|&[_, c]| table.get(u64::from(c))).sum()
+            }),
         }
     }
 }
@@ -167,13 +221,16 @@ impl Buckets {
     }
 }
 
-/// A sampler with its scratch space, reused from block to block.
+/// How many tokens ahead SparseLDA touches a document's counts.
+const LOOKAHEAD: usize = 4;
+
+/// A sampler with its scratch space, reused from block to block. The document counts it is given
+/// decide the kernel: nonzero pairs for SparseLDA, dense rows for the alias sampler.
 #[derive(Debug)]
 pub struct Sampler {
-    kind: SamplerKind,
     priors: Priors,
     mh_steps: usize,
-    /// Scratch of `K` numbers: the segment's own counts, or the bucket terms.
+    /// Scratch of `K` numbers: the segment's own counts, or the document bucket's terms.
     scratch: Vec<f64>,
     /// Scratch of `K` flags: topic already in the word's list.
     listed: Vec<bool>,
@@ -182,11 +239,10 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// A sampler for `priors`.
-    pub fn new(kind: SamplerKind, priors: Priors, mh_steps: usize) -> Self {
+    /// A sampler for `priors`, with `mh_steps` proposals per token for the alias kernel.
+    pub fn new(priors: Priors, mh_steps: usize) -> Self {
         let k = priors.topics;
         Sampler {
-            kind,
             priors,
             mh_steps,
             scratch: vec![0.0; k],
@@ -207,9 +263,9 @@ impl Sampler {
         totals: &mut [i64],
         rng: &mut Xoshiro256PlusPlus,
     ) -> u64 {
-        match self.kind {
-            SamplerKind::Sparse => self.sample_sparse(block, tokens, docs, rows, totals, rng),
-            SamplerKind::Alias => self.sample_alias(block, tokens, docs, rows, totals, rng),
+        match docs {
+            DocTopics::Sparse(docs) => self.sample_sparse(block, tokens, docs, rows, totals, rng),
+            DocTopics::Dense(docs) => self.sample_alias(block, tokens, docs, rows, totals, rng),
         }
     }
 
@@ -217,7 +273,7 @@ impl Sampler {
         &mut self,
         block: usize,
         tokens: &mut Tokens,
-        docs: &mut DocTopics,
+        docs: &mut SparseDocs,
         rows: &mut [u32],
         totals: &mut [i64],
         rng: &mut Xoshiro256PlusPlus,
@@ -225,6 +281,7 @@ impl Sampler {
         let Priors { topics: k, alpha, beta, .. } = self.priors;
         let mut b = Buckets::new(totals, self.priors);
         let mut sampled = 0u64;
+        let mut touched = 0u32;
         for at in tokens.segment_start[block]..tokens.segment_start[block + 1] {
             let seg = tokens.segments[at];
             let row = &mut rows[seg.slot as usize * k..(seg.slot as usize + 1) * k];
@@ -240,31 +297,41 @@ impl Sampler {
             }
             for i in seg.start..seg.end {
                 let d = tokens.doc[i] as usize;
-                let old = tokens.topic[i] as usize;
-                b.shift(old, -1, row, totals);
-                docs.decrement(d, old as u32);
+                // Touch a later token's document now, so its cache miss overlaps this token's work.
+                if let Some(&ahead) = tokens.doc.get(i + LOOKAHEAD) {
+                    touched ^= docs.entries[docs.start[ahead as usize]][0];
+                }
+                let old = tokens.topic[i];
+                b.shift(old as usize, -1, row, totals);
+                let base = docs.start[d];
+                let mut len = docs.len[d] as usize;
+                let pairs = &mut docs.entries[base..docs.start[d + 1]];
+                // The token's topic is in its document's pairs: the counts were built from the topics.
+                let p = pairs[..len].iter().position(|e| e[0] == old).unwrap_or(0);
+                pairs[p][1] -= 1;
+                if pairs[p][1] == 0 {
+                    pairs.swap(p, len - 1);
+                    len -= 1;
+                }
                 // Document bucket, over the document's nonzero topics.
-                let drow = &docs.counts[d * k..(d + 1) * k];
                 let mut doc_mass = 0.0;
-                for &t in docs.nonzero(d) {
-                    let term = drow[t as usize] as f64 * b.e[t as usize];
-                    self.scratch[t as usize] = term;
+                for (j, &[t, c]) in pairs[..len].iter().enumerate() {
+                    let term = c as f64 * b.e[t as usize];
+                    self.scratch[j] = term;
                     doc_mass += term;
                 }
                 let (smooth, word_mass) = (b.smooth, b.word_mass);
                 let mut u = rng.random::<f64>() * (smooth + word_mass + doc_mass);
-                let new = 'draw: {
-                    let nz = docs.nonzero(d);
-                    if u < doc_mass {
-                        for &t in nz {
-                            u -= self.scratch[t as usize];
+                // The drawn topic, and its place in the document's pairs when it came from there.
+                let (new, place) = 'draw: {
+                    if u < doc_mass && len > 0 {
+                        for (j, &term) in self.scratch[..len].iter().enumerate() {
+                            u -= term;
                             if u <= 0.0 {
-                                break 'draw t as usize;
+                                break 'draw (pairs[j][0] as usize, Some(j));
                             }
                         }
-                        if let Some(&t) = nz.last() {
-                            break 'draw t as usize;
-                        }
+                        break 'draw (pairs[len - 1][0] as usize, Some(len - 1));
                     }
                     u -= doc_mass;
                     if u < word_mass {
@@ -276,11 +343,11 @@ impl Sampler {
                                 last = Some(t as usize);
                             }
                             if u <= 0.0 && term > 0.0 {
-                                break 'draw t as usize;
+                                break 'draw (t as usize, None);
                             }
                         }
                         if let Some(t) = last {
-                            break 'draw t;
+                            break 'draw (t, None);
                         }
                     }
                     u -= word_mass;
@@ -288,13 +355,20 @@ impl Sampler {
                     for (t, &x) in b.inv.iter().enumerate() {
                         u -= alpha * beta * x;
                         if u <= 0.0 {
-                            break 'draw t;
+                            break 'draw (t, None);
                         }
                     }
-                    k - 1
+                    (k - 1, None)
                 };
+                match place.or_else(|| pairs[..len].iter().position(|e| e[0] as usize == new)) {
+                    Some(j) => pairs[j][1] += 1,
+                    None => {
+                        pairs[len] = [new as u32, 1];
+                        len += 1;
+                    }
+                }
+                docs.len[d] = len as u32;
                 b.shift(new, 1, row, totals);
-                docs.increment(d, new as u32);
                 if !self.listed[new] {
                     self.listed[new] = true;
                     self.word_topics.push(new as u32);
@@ -306,6 +380,7 @@ impl Sampler {
                 self.listed[t as usize] = false;
             }
         }
+        std::hint::black_box(touched);
         sampled
     }
 
@@ -313,7 +388,7 @@ impl Sampler {
         &mut self,
         block: usize,
         tokens: &mut Tokens,
-        docs: &mut DocTopics,
+        docs: &mut DenseDocs,
         rows: &mut [u32],
         totals: &mut [i64],
         rng: &mut Xoshiro256PlusPlus,
@@ -411,5 +486,46 @@ impl Sampler {
             }
         }
         sampled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::LogGammaTable;
+    use crate::layout::VocabularyBlocks;
+    use rand::SeedableRng;
+
+    /// A sparse sweep keeps each document's pairs equal to a recount of its tokens' topics, and the
+    /// two representations give the same dense rows and log-likelihood part.
+    #[test]
+    fn sparse_pairs_stay_a_recount_of_the_topics() {
+        let docs: Vec<Vec<u32>> = (0..30u32).map(|d| (0..d % 7 + 1).map(|i| (i * 5 + d) % 11).collect()).collect();
+        let blocks = VocabularyBlocks::new(&[1; 11], 1, 1);
+        let mut tokens = Tokens::new(docs.len(), |d| &docs[d], &blocks);
+        let k = 4;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for z in tokens.topic.iter_mut() {
+            *z = rng.random_range(0..k as u32);
+        }
+        let mut sparse = DocTopics::new(k, &tokens, docs.len(), SamplerKind::Sparse);
+        let mut rows = vec![0u32; 11 * k];
+        let mut totals = vec![0i64; k];
+        for i in 0..tokens.len() {
+            rows[blocks.slot_of[tokens.word[i] as usize] as usize * k + tokens.topic[i] as usize] += 1;
+            totals[tokens.topic[i] as usize] += 1;
+        }
+        let priors = Priors { topics: k, alpha: 0.3, beta: 0.1, vbeta: 1.1 };
+        let mut sampler = Sampler::new(priors, 2);
+        let table = LogGammaTable::new(0.3);
+        for _ in 0..5 {
+            sampler.sample(0, &mut tokens, &mut sparse, &mut rows, &mut totals, &mut rng);
+            let dense = DocTopics::new(k, &tokens, docs.len(), SamplerKind::Alias);
+            assert_eq!(sparse.dense(), dense.dense());
+            let (a, b) = (sparse.log_likelihood_part(0.3, &table), dense.log_likelihood_part(0.3, &table));
+            assert!((a - b).abs() < 1e-9 * a.abs(), "{a} against {b}");
+            let DocTopics::Sparse(s) = &sparse else { unreachable!() };
+            assert!((0..docs.len()).all(|d| s.pairs(d).iter().all(|&[_, c]| c > 0)));
+        }
     }
 }

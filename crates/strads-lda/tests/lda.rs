@@ -176,7 +176,7 @@ fn a_wrong_prior_fails_the_posterior_check() {
 #[test]
 fn learned_topics_match_the_generating_ones() {
     let g = generate(&GeneratorSpec {
-        documents: 400,
+        documents: 800,
         vocabulary: 200,
         topics: 5,
         mean_length: 60.0,
