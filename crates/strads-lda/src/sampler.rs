@@ -51,13 +51,17 @@ pub struct DenseDocs {
     pub lengths: Vec<u32>,
 }
 
-/// Each document's nonzero `(topic, count)` pairs, unordered, in a slot of `min(K, N_d)` entries.
+/// Each document's nonzero `(topic, count)` pairs, unordered: a header `[len, 0]` and a slot of
+/// `min(K, N_d)` pairs after it, with every token's header position, so that a token reaches its
+/// document's counts in one memory access.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SparseDocs {
     topics: usize,
     lengths: Vec<u32>,
+    /// Header position of each document; `documents + 1` entries.
     start: Vec<usize>,
-    len: Vec<u32>,
+    /// Header position of each token's document.
+    token_start: Vec<usize>,
     entries: Vec<[u32; 2]>,
 }
 
@@ -82,12 +86,12 @@ impl SparseDocs {
     pub fn new(topics: usize, tokens: &Tokens, documents: usize) -> Self {
         let lengths = document_lengths(tokens, documents);
         let mut start = Vec::with_capacity(documents + 1);
-        let mut len = Vec::with_capacity(documents);
         let mut entries = Vec::new();
         let mut seen = vec![0u32; topics];
         for (d, &n) in lengths.iter().enumerate() {
-            start.push(entries.len());
-            let before = entries.len();
+            let header = entries.len();
+            start.push(header);
+            entries.push([0, 0]);
             for &p in tokens.positions(d) {
                 let t = tokens.topic[p as usize] as usize;
                 if seen[t] == 0 {
@@ -95,19 +99,21 @@ impl SparseDocs {
                 }
                 seen[t] += 1;
             }
-            for e in &mut entries[before..] {
+            for e in &mut entries[header + 1..] {
                 e[1] = std::mem::take(&mut seen[e[0] as usize]);
             }
-            len.push((entries.len() - before) as u32);
-            entries.resize(before + (n as usize).min(topics), [0, 0]);
+            entries[header][0] = (entries.len() - header - 1) as u32;
+            entries.resize(header + 1 + (n as usize).min(topics), [0, 0]);
         }
         start.push(entries.len());
-        SparseDocs { topics, lengths, start, len, entries }
+        let token_start = tokens.doc.iter().map(|&d| start[d as usize]).collect();
+        SparseDocs { topics, lengths, start, token_start, entries }
     }
 
     /// Document `d`'s nonzero `(topic, count)` pairs.
     pub fn pairs(&self, d: usize) -> &[[u32; 2]] {
-        &self.entries[self.start[d]..self.start[d] + self.len[d] as usize]
+        let header = self.start[d];
+        &self.entries[header + 1..header + 1 + self.entries[header][0] as usize]
     }
 }
 
@@ -296,16 +302,17 @@ impl Sampler {
                 }
             }
             for i in seg.start..seg.end {
-                let d = tokens.doc[i] as usize;
                 // Touch a later token's document now, so its cache miss overlaps this token's work.
-                if let Some(&ahead) = tokens.doc.get(i + LOOKAHEAD) {
-                    touched ^= docs.entries[docs.start[ahead as usize]][0];
+                if let Some(&ahead) = docs.token_start.get(i + LOOKAHEAD) {
+                    touched ^= docs.entries[ahead][0];
                 }
                 let old = tokens.topic[i];
                 b.shift(old as usize, -1, row, totals);
-                let base = docs.start[d];
-                let mut len = docs.len[d] as usize;
-                let pairs = &mut docs.entries[base..docs.start[d + 1]];
+                let header = docs.token_start[i];
+                let d = tokens.doc[i] as usize;
+                let (head, rest) = docs.entries[header..docs.start[d + 1]].split_at_mut(1);
+                let mut len = head[0][0] as usize;
+                let pairs = rest;
                 // The token's topic is in its document's pairs: the counts were built from the topics.
                 let p = pairs[..len].iter().position(|e| e[0] == old).unwrap_or(0);
                 pairs[p][1] -= 1;
@@ -367,7 +374,7 @@ impl Sampler {
                         len += 1;
                     }
                 }
-                docs.len[d] = len as u32;
+                head[0][0] = len as u32;
                 b.shift(new, 1, row, totals);
                 if !self.listed[new] {
                     self.listed[new] = true;
