@@ -193,37 +193,62 @@ pub struct Priors {
     pub vbeta: f64,
 }
 
-/// SparseLDA's running sums, with `inv[t] = 1 / (n_t + V beta)` and, for the current word,
-/// `e[t] = (n_wt + beta) inv[t]`, all kept in step with every count change.
+/// SparseLDA's running sums, with `inv[t] = 1 / (n_t + V beta)`, all kept in step with every count
+/// change; the document bucket's `(n_wt + beta) inv[t]` is computed for the document's topics only.
 struct Buckets {
     priors: Priors,
     inv: Vec<f64>,
-    e: Vec<f64>,
+    /// `sum inv[t]` over each run of [`GROUP`] topics, so a smoothing draw scans `K / GROUP` sums
+    /// and one run instead of all `K` topics.
+    groups: Vec<f64>,
     /// `alpha beta sum_t inv[t]`.
     smooth: f64,
     /// `alpha sum_t n_wt inv[t]` for the current word.
     word_mass: f64,
 }
 
+/// Topics per group of the smoothing bucket's sums.
+const GROUP: usize = 32;
+
 impl Buckets {
     fn new(totals: &[i64], priors: Priors) -> Self {
         let inv: Vec<f64> = totals.iter().map(|&n| 1.0 / (n as f64 + priors.vbeta)).collect();
         let smooth = priors.alpha * priors.beta * inv.iter().sum::<f64>();
-        Buckets { priors, e: vec![0.0; inv.len()], inv, smooth, word_mass: 0.0 }
+        let groups = inv.chunks(GROUP).map(|g| g.iter().sum()).collect();
+        Buckets { priors, inv, groups, smooth, word_mass: 0.0 }
     }
 
     /// Moves the current word's count of topic `t` (and `n_t`) by `delta`.
     #[inline]
     fn shift(&mut self, t: usize, delta: i64, row: &mut [u32], totals: &mut [i64]) {
         let Priors { alpha, beta, vbeta, .. } = self.priors;
-        self.word_mass -= alpha * row[t] as f64 * self.inv[t];
-        self.smooth -= alpha * beta * self.inv[t];
+        let before = self.inv[t];
+        self.word_mass -= alpha * row[t] as f64 * before;
         row[t] = (i64::from(row[t]) + delta) as u32;
         totals[t] += delta;
-        self.inv[t] = 1.0 / (totals[t] as f64 + vbeta);
-        self.e[t] = (row[t] as f64 + beta) * self.inv[t];
-        self.word_mass += alpha * row[t] as f64 * self.inv[t];
-        self.smooth += alpha * beta * self.inv[t];
+        let after = 1.0 / (totals[t] as f64 + vbeta);
+        self.inv[t] = after;
+        self.word_mass += alpha * row[t] as f64 * after;
+        self.smooth += alpha * beta * (after - before);
+        self.groups[t / GROUP] += after - before;
+    }
+
+    /// The topic at `u` in `[0, sum inv)` of the smoothing bucket (the last topic if rounding puts `u` past the end).
+    fn smoothing_draw(&self, mut u: f64) -> usize {
+        for (g, &sum) in self.groups.iter().enumerate() {
+            if u < sum {
+                let first = g * GROUP;
+                for (t, &x) in self.inv[first..(first + GROUP).min(self.inv.len())].iter().enumerate() {
+                    u -= x;
+                    if u <= 0.0 {
+                        return first + t;
+                    }
+                }
+                return (first + GROUP).min(self.inv.len()) - 1;
+            }
+            u -= sum;
+        }
+        self.inv.len() - 1
     }
 }
 
@@ -294,7 +319,6 @@ impl Sampler {
             self.word_topics.clear();
             b.word_mass = 0.0;
             for (t, &c) in row.iter().enumerate() {
-                b.e[t] = (c as f64 + beta) * b.inv[t];
                 if c > 0 {
                     self.word_topics.push(t as u32);
                     self.listed[t] = true;
@@ -323,7 +347,7 @@ impl Sampler {
                 // Document bucket, over the document's nonzero topics.
                 let mut doc_mass = 0.0;
                 for (j, &[t, c]) in pairs[..len].iter().enumerate() {
-                    let term = c as f64 * b.e[t as usize];
+                    let term = c as f64 * (row[t as usize] as f64 + beta) * b.inv[t as usize];
                     self.scratch[j] = term;
                     doc_mass += term;
                 }
@@ -358,14 +382,7 @@ impl Sampler {
                         }
                     }
                     u -= word_mass;
-                    let mut u = u.clamp(0.0, smooth);
-                    for (t, &x) in b.inv.iter().enumerate() {
-                        u -= alpha * beta * x;
-                        if u <= 0.0 {
-                            break 'draw (t, None);
-                        }
-                    }
-                    (k - 1, None)
+                    (b.smoothing_draw(u.clamp(0.0, smooth) / (alpha * beta)), None)
                 };
                 match place.or_else(|| pairs[..len].iter().position(|e| e[0] as usize == new)) {
                     Some(j) => pairs[j][1] += 1,
