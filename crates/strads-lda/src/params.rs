@@ -6,8 +6,8 @@
 //! | `alpha` | `50 / K` | symmetric Dirichlet prior on each document's topic mix, per topic | `> 0` |
 //! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
 //! | `iterations` | 100 | sweeps over every token | `>= 1` |
-//! | `sampler` | `sparse` | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
-//! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
+//! | `sampler` | `None`: chosen from the corpus by [`choose_sampler`] | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
+//! | `mh_steps` | 4 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
 //! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
 //! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `P..=max(V, P)` (V checked by `fit`) |
 //! | `sync` | `subround` | when topic totals (and, data parallel, word-topic changes) are merged: `subround` or `iteration` | |
@@ -38,6 +38,22 @@ impl SamplerKind {
             SamplerKind::Alias => "alias",
         }
     }
+}
+
+/// Token-weighted mean document length from which [`choose_sampler`] takes the alias sampler.
+pub const ALIAS_FROM_LENGTH: f64 = 1200.0;
+
+/// The sampler with the shorter time to a given log-likelihood for documents of these `lengths`
+/// (measured in bench/results/lda-suite-2026-12-06.md): SparseLDA's cost per token grows with
+/// the distinct topics of the token's document, at most `min(K, N_d)`, while the alias sampler's
+/// is a few proposals whatever the document; it mixes more slowly per sweep, and its cheaper sweeps
+/// win only in very long documents (the token-weighted mean length at least [`ALIAS_FROM_LENGTH`]:
+/// 2,000-token documents at K = 100 and 1000). Short texts and news articles (9 to 700 tokens) at
+/// K = 100 to 5000 went faster with SparseLDA.
+pub fn choose_sampler(lengths: &[u64]) -> SamplerKind {
+    let tokens: f64 = lengths.iter().map(|&n| n as f64).sum();
+    let weighted: f64 = lengths.iter().map(|&n| n as f64 * n as f64).sum();
+    if tokens > 0.0 && weighted / tokens >= ALIAS_FROM_LENGTH { SamplerKind::Alias } else { SamplerKind::Sparse }
 }
 
 /// Where the word-topic table lives.
@@ -81,8 +97,8 @@ pub struct LdaParams {
     pub beta: f64,
     /// Sweeps over every token.
     pub iterations: u64,
-    /// The conditional sampler.
-    pub sampler: SamplerKind,
+    /// The conditional sampler; `None` chooses it from the corpus ([`choose_sampler`]).
+    pub sampler: Option<SamplerKind>,
     /// Proposals per token for the alias sampler.
     pub mh_steps: usize,
     /// Model or data parallel.
@@ -112,8 +128,8 @@ impl Default for LdaParams {
             alpha: None,
             beta: 0.01,
             iterations: 100,
-            sampler: SamplerKind::Sparse,
-            mh_steps: 2,
+            sampler: None,
+            mh_steps: 4,
             mode: Mode::ModelParallel,
             blocks: None,
             sync: Sync::Subround,
@@ -138,8 +154,11 @@ pub struct CheckedParams {
     pub beta: f64,
     /// Iterations.
     pub iterations: u64,
-    /// Sampler.
+    /// Sampler: the one asked for, or, when `auto_sampler`, SparseLDA until [`crate::fit`] has
+    /// chosen from the corpus ([`CheckedParams::for_corpus`]).
     pub sampler: SamplerKind,
+    /// Whether the sampler is chosen from the corpus.
+    pub auto_sampler: bool,
     /// Proposals per token (alias).
     pub mh_steps: usize,
     /// Mode.
@@ -162,6 +181,17 @@ pub struct CheckedParams {
     pub verify: bool,
     /// Return the final assignments.
     pub keep_assignments: bool,
+}
+
+impl CheckedParams {
+    /// These parameters for a corpus whose documents have `lengths`: the sampler chosen when `auto_sampler`.
+    pub fn for_corpus(&self, lengths: &[u64]) -> CheckedParams {
+        let mut params = self.clone();
+        if params.auto_sampler {
+            params.sampler = choose_sampler(lengths);
+        }
+        params
+    }
 }
 
 impl LdaParams {
@@ -202,7 +232,8 @@ impl LdaParams {
             alpha,
             beta: self.beta,
             iterations: self.iterations,
-            sampler: self.sampler,
+            sampler: self.sampler.unwrap_or(SamplerKind::Sparse),
+            auto_sampler: self.sampler.is_none(),
             mh_steps: self.mh_steps,
             mode: self.mode,
             blocks,
@@ -215,5 +246,25 @@ impl LdaParams {
             verify: self.verify,
             keep_assignments: self.keep_assignments,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_takes_the_alias_sampler_only_for_very_long_documents() {
+        assert_eq!(choose_sampler(&[9; 1000]), SamplerKind::Sparse);
+        assert_eq!(choose_sampler(&[700; 100]), SamplerKind::Sparse);
+        assert_eq!(choose_sampler(&[2000; 100]), SamplerKind::Alias);
+        // Token-weighted: one long document among many short ones holds most tokens.
+        assert_eq!(choose_sampler(&[[5; 100].as_slice(), &[100_000]].concat()), SamplerKind::Alias);
+        assert_eq!(choose_sampler(&[]), SamplerKind::Sparse);
+        let auto = LdaParams::default().check(2).unwrap();
+        assert!(auto.auto_sampler);
+        assert_eq!(auto.for_corpus(&[2000; 10]).sampler, SamplerKind::Alias);
+        let given = LdaParams { sampler: Some(SamplerKind::Sparse), ..LdaParams::default() }.check(2).unwrap();
+        assert_eq!(given.for_corpus(&[2000; 10]).sampler, SamplerKind::Sparse);
     }
 }

@@ -44,7 +44,7 @@ fn counts_stay_consistent_after_every_iteration_in_every_mode() {
                     topics: 5,
                     iterations: 4,
                     mode,
-                    sampler,
+                    sampler: Some(sampler),
                     sync,
                     blocks: Some(workers + 1),
                     verify: true,
@@ -140,7 +140,7 @@ fn every_sampler_and_mode_samples_the_exact_posterior() {
                         beta,
                         iterations: 10,
                         mode,
-                        sampler,
+                        sampler: Some(sampler),
                         blocks: Some(2),
                         seed,
                         eval_every: 10,
@@ -192,7 +192,7 @@ fn learned_topics_match_the_generating_ones() {
             beta: 0.05,
             iterations: 150,
             mode,
-            sampler,
+            sampler: Some(sampler),
             seed: 5,
             eval_every: 50,
             ..LdaParams::default()
@@ -219,7 +219,7 @@ fn every_mode_reaches_the_log_likelihood_of_the_plain_sampler() {
                 beta: 0.1,
                 iterations: 200,
                 mode,
-                sampler,
+                sampler: Some(sampler),
                 eval_every: 200,
                 ..LdaParams::default()
             };
@@ -243,7 +243,8 @@ fn every_mode_reaches_the_log_likelihood_of_the_plain_sampler() {
 fn a_seed_and_worker_count_give_the_same_model() {
     let (corpus, _) = small_corpus(5);
     for (mode, sampler) in MODES {
-        let params = LdaParams { topics: 6, iterations: 5, mode, sampler, seed: 9, ..LdaParams::default() };
+        let params =
+            LdaParams { topics: 6, iterations: 5, mode, sampler: Some(sampler), seed: 9, ..LdaParams::default() };
         let a = run(&corpus, None, &params, 2);
         let b = run(&corpus, None, &params, 2);
         assert_eq!(a.counts, b.counts, "{mode:?} {sampler:?}");
@@ -331,7 +332,7 @@ fn a_run_stopped_at_any_round_and_resumed_gives_the_same_model_bit_for_bit() {
                 topics: 5,
                 iterations: 4,
                 mode,
-                sampler,
+                sampler: Some(sampler),
                 sync,
                 blocks: Some(workers + 1),
                 eval_every: 2,

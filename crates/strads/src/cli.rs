@@ -534,10 +534,10 @@ pub struct LdaTrainArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub iterations: u64,
     /// Conditional sampler.
-    #[arg(long, value_enum, default_value = "sparse")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub sampler: SamplerArg,
     /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = 4)]
     pub mh_steps: usize,
     /// Model parallel (word rows rotate) or data parallel (full stale copies, the baseline).
     #[arg(long, value_enum, default_value = "model-parallel")]
@@ -642,6 +642,9 @@ pub struct GenLdaArgs {
 /// LDA samplers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SamplerArg {
+    /// The faster in time to a log-likelihood for the corpus: alias when the token-weighted mean
+    /// document length is at least 1200 tokens, else sparse (summary.json says which ran).
+    Auto,
     /// SparseLDA buckets: an exact draw per token.
     Sparse,
     /// O(1) per token: alias tables and Metropolis-Hastings (more tokens per second, slower mixing).

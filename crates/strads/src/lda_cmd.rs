@@ -147,6 +147,8 @@ struct Summary {
     scale: runtime::Scale,
     mode: &'static str,
     sampler: &'static str,
+    /// `auto` when the sampler was chosen from the corpus (`--sampler auto`), `given` otherwise.
+    sampler_chosen: &'static str,
     blocks: usize,
     sync: &'static str,
     seed: u64,
@@ -166,8 +168,9 @@ fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
         beta: args.beta,
         iterations: args.iterations,
         sampler: match args.sampler {
-            SamplerArg::Alias => SamplerKind::Alias,
-            SamplerArg::Sparse => SamplerKind::Sparse,
+            SamplerArg::Auto => None,
+            SamplerArg::Alias => Some(SamplerKind::Alias),
+            SamplerArg::Sparse => Some(SamplerKind::Sparse),
         },
         mh_steps: args.mh_steps,
         mode: match args.mode {
@@ -286,7 +289,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         workers: args.workers,
         scale,
         mode: checked.mode.name(),
-        sampler: checked.sampler.name(),
+        sampler: fit.sampler.name(),
+        sampler_chosen: if checked.auto_sampler { "auto" } else { "given" },
         blocks: checked.blocks,
         sync: match checked.sync {
             Sync::Subround => "subround",

@@ -80,6 +80,9 @@ fn train_writes_the_model_and_infer_reads_it() {
     }
     assert_eq!(summary["documents"], 39);
     assert_eq!(summary["skipped_empty_documents"], 1);
+    // The default sampler is chosen from the corpus: short documents take SparseLDA.
+    assert_eq!(summary["sampler_chosen"], "auto");
+    assert_eq!(summary["sampler"], "sparse");
     // Stop words ("the", "and") are gone: 10 content words remain.
     assert_eq!(summary["vocabulary"], 10);
     let trace = std::fs::read_to_string(out.join("trace.csv")).unwrap();

@@ -156,9 +156,19 @@ fn the_demo_trains_every_application_and_writes_what_it_says() {
         assert!(printed.contains(heading), "{heading}: {printed}");
     }
     assert!(printed.contains(&format!("Runs written to {}/", out.display())));
-    for run in
-        ["dynamic", "shotgun", "cyclic", "sequential", "lda-model-parallel", "lda-data-parallel", "mf-ccdpp", "mf-als"]
-    {
+    // The LDA part says how each parallel mode compares with the sequential sampler.
+    assert!(printed.contains("Against the sequential sampler (higher is better)"), "{printed}");
+    for run in [
+        "dynamic",
+        "shotgun",
+        "cyclic",
+        "sequential",
+        "lda-sequential-seed1",
+        "lda-model-parallel-seed1",
+        "lda-data-parallel-seed1",
+        "mf-ccdpp",
+        "mf-als",
+    ] {
         for file in ["summary.json", "trace.csv"] {
             assert!(out.join(run).join(file).is_file(), "{run}/{file}");
         }
