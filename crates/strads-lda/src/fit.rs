@@ -107,7 +107,7 @@ impl LdaFit {
     pub fn document_topics(&self, d: usize) -> Vec<f64> {
         let k = self.topics;
         let norm = f64::from(self.counts.lengths[d]) + k as f64 * self.alpha;
-        self.counts.doc_topic[d * k..(d + 1) * k].iter().map(|&c| (f64::from(c) + self.alpha) / norm).collect()
+        self.counts.doc_topic.dense_row(d, k).iter().map(|&c| (f64::from(c) + self.alpha) / norm).collect()
     }
 }
 
@@ -246,8 +246,9 @@ pub fn fit_checkpointed<L: Launcher>(
 }
 
 /// Bytes a training run needs, about: per token its word, document, topic and positions (and the
-/// corpus), dense document-topic rows (twice at the gather), and the word-topic table: once over
-/// the workers when model parallel, on every worker when data parallel, and once gathered.
+/// corpus); the document-topic counts: SparseLDA's nonzero pairs (at most one per token, kept by the
+/// worker, its report and the gathered model), or the alias sampler's dense rows; and the word-topic
+/// table: once over the workers when model parallel, on every worker when data parallel, and once gathered.
 pub fn memory_estimate(
     tokens: usize,
     documents: usize,
@@ -255,13 +256,19 @@ pub fn memory_estimate(
     topics: usize,
     workers: usize,
     mode: Mode,
+    sampler: SamplerKind,
 ) -> u64 {
     let (t, d, v, k) = (tokens as u64, documents as u64, vocabulary as u64, topics as u64);
     let copies = match mode {
         Mode::ModelParallel => 2,
         Mode::DataParallel => workers.max(1) as u64 + 1,
     };
+    let pairs = t.min(d.saturating_mul(k)).saturating_mul(8).saturating_mul(3);
+    let doc_topic = match sampler {
+        SamplerKind::Sparse => pairs,
+        SamplerKind::Alias => pairs.saturating_add(d.saturating_mul(k).saturating_mul(4)),
+    };
     t.saturating_mul(30)
-        .saturating_add(d.saturating_mul(k).saturating_mul(8))
+        .saturating_add(doc_topic)
         .saturating_add(v.saturating_mul(k).saturating_mul(4).saturating_mul(copies))
 }

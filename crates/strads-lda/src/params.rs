@@ -7,7 +7,7 @@
 //! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
 //! | `iterations` | 100 | sweeps over every token | `>= 1` |
 //! | `sampler` | `None`: chosen from the corpus by [`choose_sampler`] | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
-//! | `mh_steps` | 4 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
+//! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
 //! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
 //! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `P..=max(V, P)` (V checked by `fit`) |
 //! | `sync` | `subround` | when topic totals (and, data parallel, word-topic changes) are merged: `subround` or `iteration` | |
@@ -129,7 +129,7 @@ impl Default for LdaParams {
             beta: 0.01,
             iterations: 100,
             sampler: None,
-            mh_steps: 4,
+            mh_steps: 2,
             mode: Mode::ModelParallel,
             blocks: None,
             sync: Sync::Subround,

@@ -12,6 +12,7 @@ use crate::eval::totals_part;
 use crate::layout::VocabularyBlocks;
 use crate::params::{CheckedParams, Mode, Sync};
 use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task, merge_changes};
+use crate::sampler::DocTopicCounts;
 
 /// One evaluation point of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -274,8 +275,8 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
 pub struct Gathered {
     /// `n_wk`, `V x K`, row by word id.
     pub word_topic: Vec<u32>,
-    /// `n_dk`, `D x K`, row by document.
-    pub doc_topic: Vec<u32>,
+    /// `n_dk`, each document's nonzero counts, by document.
+    pub doc_topic: DocTopicCounts,
     /// `N_d`.
     pub lengths: Vec<u32>,
     /// `n_k`.
@@ -317,8 +318,19 @@ impl LdaAggregator {
                     .copy_from_slice(&block.counts[slot * k..(slot + 1) * k]);
             }
         };
-        let mut doc_topic = vec![0u32; self.documents * k];
+        let mut doc_topic = DocTopicCounts::with_documents(self.documents);
         let mut lengths = vec![0u32; self.documents];
+        let mut order: Vec<usize> = (0..reports.len()).collect();
+        order.sort_by_key(|&p| reports[p].first_document);
+        for &p in &order {
+            if reports[p].first_document != doc_topic.documents() {
+                return Err(format!("worker {p}'s documents do not follow the previous worker's"));
+            }
+            doc_topic.extend(&reports[p].doc_topic);
+        }
+        if doc_topic.documents() != self.documents {
+            return Err(format!("the workers hold {} of the {} documents", doc_topic.documents(), self.documents));
+        }
         let mut recounted = vec![0u32; v * k];
         let mut assignments = keep.then(|| vec![Vec::new(); self.documents]);
         for (p, report) in reports.iter().enumerate() {
@@ -351,7 +363,6 @@ impl LdaAggregator {
             }
             let first = report.first_document;
             let local = report.lengths.len();
-            doc_topic[first * k..(first + local) * k].copy_from_slice(&report.doc_topic);
             lengths[first..first + local].copy_from_slice(&report.lengths);
             for &(w, t, c) in &report.recounted {
                 recounted[w as usize * k + t as usize] += c;
@@ -366,16 +377,13 @@ impl LdaAggregator {
             return Err(format!("block {b} is held by no worker"));
         }
         let tokens = self.tokens;
-        if let Some(c) = word_topic.iter().chain(&doc_topic).find(|&&c| u64::from(c) > tokens) {
+        if let Some(c) = word_topic.iter().copied().chain(doc_topic.counts()).find(|&c| u64::from(c) > tokens) {
             return Err(format!("a count of {c} exceeds the {tokens} tokens (a negative count wrapped)"));
         }
-        let sum = |counts: &[u32]| counts.iter().map(|&c| u64::from(c)).sum::<u64>();
-        if sum(&word_topic) != tokens || sum(&doc_topic) != tokens {
-            return Err(format!(
-                "sum of n_wk = {}, sum of n_dk = {}, tokens = {tokens}",
-                sum(&word_topic),
-                sum(&doc_topic)
-            ));
+        let words: u64 = word_topic.iter().map(|&c| u64::from(c)).sum();
+        let docs: u64 = doc_topic.counts().map(u64::from).sum();
+        if words != tokens || docs != tokens {
+            return Err(format!("sum of n_wk = {words}, sum of n_dk = {docs}, tokens = {tokens}"));
         }
         let mut totals = vec![0i64; k];
         for row in word_topic.chunks(k) {

@@ -23,7 +23,7 @@ use strads_engine::Rotation;
 use crate::eval::{LogGammaTable, count_terms};
 use crate::layout::{Segment, Tokens, VocabularyBlocks};
 use crate::params::{CheckedParams, Mode};
-use crate::sampler::{DenseDocs, DocTopics, Priors, Sampler};
+use crate::sampler::{DenseDocs, DocTopicCounts, DocTopics, Priors, Sampler};
 
 /// The message types of LDA.
 pub struct Lda;
@@ -113,7 +113,7 @@ pub struct Report {
     /// Global index of the worker's first document.
     pub first_document: usize,
     /// `n_dk` of the worker's documents.
-    pub doc_topic: Vec<u32>,
+    pub doc_topic: DocTopicCounts,
     /// Lengths of the worker's documents.
     pub lengths: Vec<u32>,
     /// Blocks held (model parallel), or all blocks (data parallel, every worker: copies must agree).
@@ -487,8 +487,8 @@ impl Shard {
 
     fn report(&self, assignments: bool) -> Partial {
         let k = self.priors.topics;
-        let doc_topic = self.docs.dense();
-        let doc_counts_match = DenseDocs::new(k, &self.tokens, self.docs.documents()).counts == doc_topic;
+        let doc_topic = self.docs.sparse();
+        let doc_counts_match = DocTopicCounts::recount(&self.tokens, self.docs.documents(), k) == doc_topic;
         let recounted = recount(&self.tokens, &self.tokens.segments, k).collect();
         let assignments = assignments.then(|| {
             (0..self.docs.documents())

@@ -117,6 +117,85 @@ impl SparseDocs {
     }
 }
 
+/// Sparse document-topic counts: each document's nonzero `(topic, count)` pairs in topic order, so
+/// a gathered model grows with the tokens, not with `K x documents`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DocTopicCounts {
+    /// Document `d`'s pairs are `pairs[offsets[d]..offsets[d + 1]]`.
+    offsets: Vec<usize>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl DocTopicCounts {
+    /// No documents yet, room for `documents`.
+    pub fn with_documents(documents: usize) -> Self {
+        let mut offsets = Vec::with_capacity(documents + 1);
+        offsets.push(0);
+        DocTopicCounts { offsets, pairs: Vec::new() }
+    }
+
+    /// The counts of the tokens' documents, recounted from their topics.
+    pub fn recount(tokens: &Tokens, documents: usize, topics: usize) -> Self {
+        let mut rows = DocTopicCounts::with_documents(documents);
+        let mut seen = vec![0u32; topics];
+        let mut listed = Vec::new();
+        for d in 0..documents {
+            for &p in tokens.positions(d) {
+                let t = tokens.topic[p as usize] as usize;
+                if seen[t] == 0 {
+                    listed.push(t as u32);
+                }
+                seen[t] += 1;
+            }
+            listed.sort_unstable();
+            rows.push_row(listed.drain(..).map(|t| (t, std::mem::take(&mut seen[t as usize]))));
+        }
+        rows
+    }
+
+    /// Appends a document with these pairs.
+    pub fn push_row(&mut self, pairs: impl IntoIterator<Item = (u32, u32)>) {
+        self.pairs.extend(pairs);
+        self.offsets.push(self.pairs.len());
+    }
+
+    /// Appends every document of `other`.
+    pub fn extend(&mut self, other: &DocTopicCounts) {
+        for d in 0..other.documents() {
+            self.push_row(other.row(d).iter().copied());
+        }
+    }
+
+    /// Number of documents.
+    pub fn documents(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Document `d`'s nonzero `(topic, count)` pairs, in topic order.
+    pub fn row(&self, d: usize) -> &[(u32, u32)] {
+        &self.pairs[self.offsets[d]..self.offsets[d + 1]]
+    }
+
+    /// Every nonzero count.
+    pub fn counts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.pairs.iter().map(|&(_, c)| c)
+    }
+
+    /// Document `d`'s dense row of `topics` counts.
+    pub fn dense_row(&self, d: usize, topics: usize) -> Vec<u32> {
+        let mut row = vec![0u32; topics];
+        for &(t, c) in self.row(d) {
+            row[t as usize] = c;
+        }
+        row
+    }
+
+    /// The dense `documents x topics` rows.
+    pub fn to_dense(&self, topics: usize) -> Vec<u32> {
+        (0..self.documents()).flat_map(|d| self.dense_row(d, topics)).collect()
+    }
+}
+
 fn document_lengths(tokens: &Tokens, documents: usize) -> Vec<u32> {
     (0..documents).map(|d| (tokens.doc_start[d + 1] - tokens.doc_start[d]) as u32).collect()
 }
@@ -152,21 +231,22 @@ impl DocTopics {
         }
     }
 
-    /// The dense `documents x K` rows.
-    pub fn dense(&self) -> Vec<u32> {
-        match self {
-            DocTopics::Dense(d) => d.counts.clone(),
-            DocTopics::Sparse(s) => {
-                let k = s.topics;
-                let mut counts = vec![0u32; s.lengths.len() * k];
-                for d in 0..s.lengths.len() {
-                    for &[t, c] in s.pairs(d) {
-                        counts[d * k + t as usize] = c;
-                    }
+    /// Each document's nonzero counts as `(topic, count)` pairs in topic order.
+    pub fn sparse(&self) -> DocTopicCounts {
+        let mut rows = DocTopicCounts::with_documents(self.documents());
+        for d in 0..self.documents() {
+            match self {
+                DocTopics::Dense(dense) => {
+                    rows.push_row(dense.row(d).iter().enumerate().filter(|(_, c)| **c > 0).map(|(t, &c)| (t as u32, c)))
                 }
-                counts
+                DocTopics::Sparse(s) => {
+                    let mut pairs: Vec<(u32, u32)> = s.pairs(d).iter().map(|&[t, c]| (t, c)).collect();
+                    pairs.sort_unstable();
+                    rows.push_row(pairs);
+                }
             }
         }
+        rows
     }
 
     /// The documents' part of the joint log-likelihood, as [`crate::eval::document_part`] computes it from dense rows.
@@ -545,7 +625,8 @@ mod tests {
         for _ in 0..5 {
             sampler.sample(0, &mut tokens, &mut sparse, &mut rows, &mut totals, &mut rng);
             let dense = DocTopics::new(k, &tokens, docs.len(), SamplerKind::Alias);
-            assert_eq!(sparse.dense(), dense.dense());
+            assert_eq!(sparse.sparse(), dense.sparse());
+            assert_eq!(sparse.sparse(), DocTopicCounts::recount(&tokens, docs.len(), k));
             let (a, b) = (sparse.log_likelihood_part(0.3, &table), dense.log_likelihood_part(0.3, &table));
             assert!((a - b).abs() < 1e-9 * a.abs(), "{a} against {b}");
             let DocTopics::Sparse(s) = &sparse else { unreachable!() };

@@ -226,7 +226,7 @@ fn every_mode_reaches_the_log_likelihood_of_the_plain_sampler() {
             let fit = run(&corpus, None, &params, workers);
             let got = fit.last().unwrap().log_likelihood_per_token;
             let direct = strads_lda::eval::log_likelihood(
-                &fit.counts.doc_topic,
+                &fit.counts.doc_topic.to_dense(4),
                 &fit.counts.lengths,
                 &fit.counts.word_topic,
                 4,

@@ -537,7 +537,7 @@ pub struct LdaTrainArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub sampler: SamplerArg,
     /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals.
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 2)]
     pub mh_steps: usize,
     /// Model parallel (word rows rotate) or data parallel (full stale copies, the baseline).
     #[arg(long, value_enum, default_value = "model-parallel")]

@@ -226,6 +226,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             checked.topics,
             args.workers,
             checked.mode,
+            checked.for_corpus(&documents.lengths()).sampler,
         );
         check_memory(
             needed,
@@ -334,11 +335,21 @@ pub(crate) fn write_npy<T: npyz::AutoSerialize + Copy>(
     cols: usize,
     values: &[T],
 ) -> Result<(), Failure> {
+    write_npy_from(path, rows, cols, values.iter().copied())
+}
+
+/// [`write_npy`] of values made as they are written, so a large array is never held whole.
+fn write_npy_from<T: npyz::AutoSerialize>(
+    path: &Path,
+    rows: usize,
+    cols: usize,
+    values: impl Iterator<Item = T>,
+) -> Result<(), Failure> {
     use npyz::WriterBuilder;
     write_atomic(path, |w| {
         let mut writer =
             npyz::WriteOptions::new().default_dtype().shape(&[rows as u64, cols as u64]).writer(w).begin_nd()?;
-        writer.extend(values.iter().copied())?;
+        writer.extend(values)?;
         writer.finish()
     })
     .map_err(|e| Failure::Run(e.into()))
@@ -371,12 +382,18 @@ fn write_model(
     let k = fit.topics;
     let v = corpus.vocabulary_size();
     write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
-    write_npy(
-        &out.join("doc_topic.npy"),
-        corpus.documents() + corpus.skipped_empty,
-        k,
-        &rows_by_input(corpus, k, |d| fit.document_topics(d)),
-    )?;
+    // Rows in input order, made one at a time: the dense array is never held whole.
+    let inputs = corpus.documents() + corpus.skipped_empty;
+    let mut document_at = vec![None; inputs];
+    for d in 0..corpus.documents() {
+        document_at[corpus.ids[d]] = Some(d);
+    }
+    let uniform = vec![1.0 / k as f32; k];
+    let rows = document_at.iter().flat_map(|&d| match d {
+        Some(d) => fit.document_topics(d).into_iter().map(|p| p as f32).collect(),
+        None => uniform.clone(),
+    });
+    write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows)?;
     write_atomic(&out.join("word_topic.csv"), |w| {
         writeln!(w, "word,topic,count")?;
         for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {
@@ -390,7 +407,7 @@ fn write_model(
     write_atomic(&out.join("doc_topic.csv"), |w| {
         writeln!(w, "document,topic,count")?;
         for d in 0..corpus.documents() {
-            for (t, &c) in fit.counts.doc_topic[d * k..(d + 1) * k].iter().enumerate().filter(|(_, c)| **c > 0) {
+            for &(t, c) in fit.counts.doc_topic.row(d) {
                 writeln!(w, "{},{t},{c}", corpus.ids[d])?;
             }
         }
