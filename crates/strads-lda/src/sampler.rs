@@ -51,8 +51,8 @@ pub struct DenseDocs {
     pub lengths: Vec<u32>,
 }
 
-/// Each document's nonzero `(topic, count)` pairs, unordered: a header `[len, 0]` and a slot of
-/// `min(K, N_d)` pairs after it, with every token's header position, so that a token reaches its
+/// Each document's nonzero `(topic, count)` pairs, unordered: a header `[len, capacity]` and a slot
+/// of `capacity = min(K, N_d)` pairs after it, with every token's header position, so that a token reaches its
 /// document's counts in one memory access.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SparseDocs {
@@ -102,8 +102,9 @@ impl SparseDocs {
             for e in &mut entries[header + 1..] {
                 e[1] = std::mem::take(&mut seen[e[0] as usize]);
             }
-            entries[header][0] = (entries.len() - header - 1) as u32;
-            entries.resize(header + 1 + (n as usize).min(topics), [0, 0]);
+            let capacity = (n as usize).min(topics);
+            entries[header] = [(entries.len() - header - 1) as u32, capacity as u32];
+            entries.resize(header + 1 + capacity, [0, 0]);
         }
         start.push(entries.len());
         let token_start = tokens.doc.iter().map(|&d| start[d as usize]).collect();
@@ -413,8 +414,8 @@ impl Sampler {
                 let old = tokens.topic[i];
                 b.shift(old as usize, -1, row, totals);
                 let header = docs.token_start[i];
-                let d = tokens.doc[i] as usize;
-                let (head, rest) = docs.entries[header..docs.start[d + 1]].split_at_mut(1);
+                let capacity = docs.entries[header][1] as usize;
+                let (head, rest) = docs.entries[header..header + 1 + capacity].split_at_mut(1);
                 let mut len = head[0][0] as usize;
                 let pairs = rest;
                 // The token's topic is in its document's pairs: the counts were built from the topics.
@@ -424,25 +425,20 @@ impl Sampler {
                     pairs.swap(p, len - 1);
                     len -= 1;
                 }
-                // Document bucket, over the document's nonzero topics.
+                // Document bucket, over the document's nonzero topics: running sums, so a draw in it
+                // is a binary search.
                 let mut doc_mass = 0.0;
                 for (j, &[t, c]) in pairs[..len].iter().enumerate() {
-                    let term = c as f64 * (row[t as usize] as f64 + beta) * b.inv[t as usize];
-                    self.scratch[j] = term;
-                    doc_mass += term;
+                    doc_mass += c as f64 * (row[t as usize] as f64 + beta) * b.inv[t as usize];
+                    self.scratch[j] = doc_mass;
                 }
                 let (smooth, word_mass) = (b.smooth, b.word_mass);
                 let mut u = rng.random::<f64>() * (smooth + word_mass + doc_mass);
                 // The drawn topic, and its place in the document's pairs when it came from there.
                 let (new, place) = 'draw: {
                     if u < doc_mass && len > 0 {
-                        for (j, &term) in self.scratch[..len].iter().enumerate() {
-                            u -= term;
-                            if u <= 0.0 {
-                                break 'draw (pairs[j][0] as usize, Some(j));
-                            }
-                        }
-                        break 'draw (pairs[len - 1][0] as usize, Some(len - 1));
+                        let j = self.scratch[..len].partition_point(|&sum| sum < u).min(len - 1);
+                        break 'draw (pairs[j][0] as usize, Some(j));
                     }
                     u -= doc_mass;
                     if u < word_mass {
