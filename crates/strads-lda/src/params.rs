@@ -40,20 +40,26 @@ impl SamplerKind {
     }
 }
 
-/// Token-weighted mean document length from which [`choose_sampler`] takes the alias sampler.
-pub const ALIAS_FROM_LENGTH: f64 = 1200.0;
+/// Tokens per topic in the token-weighted mean document length from which [`choose_sampler`] takes
+/// the alias sampler (1,200-token documents at K = 100, 12,000 at K = 1000).
+pub const ALIAS_FROM_TOKENS_PER_TOPIC: f64 = 12.0;
 
-/// The sampler with the shorter time to a given log-likelihood for documents of these `lengths`
-/// (measured in bench/results/lda-suite-2026-12-06.md): SparseLDA's cost per token grows with
-/// the distinct topics of the token's document, at most `min(K, N_d)`, while the alias sampler's
-/// is a few proposals whatever the document; it mixes more slowly per sweep, and its cheaper sweeps
-/// win only in very long documents (the token-weighted mean length at least [`ALIAS_FROM_LENGTH`]:
-/// 2,000-token documents at K = 100 and 1000). Short texts and news articles (9 to 700 tokens) at
-/// K = 100 to 5000 went faster with SparseLDA.
-pub fn choose_sampler(lengths: &[u64]) -> SamplerKind {
+/// The sampler with the shorter time to a given log-likelihood for `topics` topics and documents of
+/// these `lengths` (measured in bench/results/lda-suite-2026-12-06.md): SparseLDA's cost per token
+/// grows with the distinct topics of the token's document, at most `min(K, N_d)`, while the alias
+/// sampler's is a few proposals whatever the document; it mixes more slowly per sweep, the more so the
+/// larger `K`, and its cheaper sweeps win only where documents are very long for the number of topics:
+/// the token-weighted mean length at least [`ALIAS_FROM_TOKENS_PER_TOPIC`] `x K`. On 2,000-token
+/// documents it reached tomotopy's likelihood in 0.67x SparseLDA's time at K = 100 and 1.8x at K =
+/// 1000; short texts and news articles (9 to 700 tokens) went faster with SparseLDA at K = 100 to 5000.
+pub fn choose_sampler(lengths: &[u64], topics: usize) -> SamplerKind {
     let tokens: f64 = lengths.iter().map(|&n| n as f64).sum();
     let weighted: f64 = lengths.iter().map(|&n| n as f64 * n as f64).sum();
-    if tokens > 0.0 && weighted / tokens >= ALIAS_FROM_LENGTH { SamplerKind::Alias } else { SamplerKind::Sparse }
+    if tokens > 0.0 && weighted / tokens >= ALIAS_FROM_TOKENS_PER_TOPIC * topics as f64 {
+        SamplerKind::Alias
+    } else {
+        SamplerKind::Sparse
+    }
 }
 
 /// Where the word-topic table lives.
@@ -188,7 +194,7 @@ impl CheckedParams {
     pub fn for_corpus(&self, lengths: &[u64]) -> CheckedParams {
         let mut params = self.clone();
         if params.auto_sampler {
-            params.sampler = choose_sampler(lengths);
+            params.sampler = choose_sampler(lengths, params.topics);
         }
         params
     }
@@ -255,12 +261,13 @@ mod tests {
 
     #[test]
     fn auto_takes_the_alias_sampler_only_for_very_long_documents() {
-        assert_eq!(choose_sampler(&[9; 1000]), SamplerKind::Sparse);
-        assert_eq!(choose_sampler(&[700; 100]), SamplerKind::Sparse);
-        assert_eq!(choose_sampler(&[2000; 100]), SamplerKind::Alias);
+        assert_eq!(choose_sampler(&[9; 1000], 100), SamplerKind::Sparse);
+        assert_eq!(choose_sampler(&[700; 100], 100), SamplerKind::Sparse);
+        assert_eq!(choose_sampler(&[2000; 100], 100), SamplerKind::Alias);
+        assert_eq!(choose_sampler(&[2000; 100], 1000), SamplerKind::Sparse);
         // Token-weighted: one long document among many short ones holds most tokens.
-        assert_eq!(choose_sampler(&[[5; 100].as_slice(), &[100_000]].concat()), SamplerKind::Alias);
-        assert_eq!(choose_sampler(&[]), SamplerKind::Sparse);
+        assert_eq!(choose_sampler(&[[5; 100].as_slice(), &[100_000]].concat(), 1000), SamplerKind::Alias);
+        assert_eq!(choose_sampler(&[], 100), SamplerKind::Sparse);
         let auto = LdaParams::default().check(2).unwrap();
         assert!(auto.auto_sampler);
         assert_eq!(auto.for_corpus(&[2000; 10]).sampler, SamplerKind::Alias);

@@ -120,6 +120,30 @@ fn tiny() -> Corpus {
     c
 }
 
+/// The final topics of 1200 chains of 10 iterations on the tiny corpus (K = 3, alpha 0.5, beta 0.3,
+/// two vocabulary blocks), one chain per seed.
+fn tiny_chains(corpus: &Corpus, mode: Mode, sampler: SamplerKind, mh_steps: usize, workers: usize) -> Vec<Vec<u32>> {
+    (0..1200)
+        .map(|seed| {
+            let params = LdaParams {
+                topics: 3,
+                alpha: Some(0.5),
+                beta: 0.3,
+                iterations: 10,
+                mode,
+                sampler: Some(sampler),
+                mh_steps,
+                blocks: Some(2),
+                seed,
+                eval_every: 10,
+                keep_assignments: true,
+                ..LdaParams::default()
+            };
+            run(corpus, None, &params, workers).counts.assignments.as_ref().unwrap().concat()
+        })
+        .collect()
+}
+
 #[test]
 fn every_sampler_and_mode_samples_the_exact_posterior() {
     let corpus = tiny();
@@ -132,24 +156,7 @@ fn every_sampler_and_mode_samples_the_exact_posterior() {
     assert_agreement("plain Gibbs", &exact, &plain);
     for (mode, sampler) in MODES {
         for workers in [1, 2] {
-            let samples: Vec<Vec<u32>> = (0..chains)
-                .map(|seed| {
-                    let params = LdaParams {
-                        topics,
-                        alpha: Some(alpha),
-                        beta,
-                        iterations: 10,
-                        mode,
-                        sampler: Some(sampler),
-                        blocks: Some(2),
-                        seed,
-                        eval_every: 10,
-                        keep_assignments: true,
-                        ..LdaParams::default()
-                    };
-                    flatten(run(&corpus, None, &params, workers).counts.assignments.as_ref().unwrap())
-                })
-                .collect();
+            let samples = tiny_chains(&corpus, mode, sampler, LdaParams::default().mh_steps, workers);
             let label = format!("{mode:?} {sampler:?} P={workers}");
             if mode == Mode::DataParallel && workers > 1 {
                 // Stale copies of n_wk: not an exact sampler (the point of the comparison), but close.
@@ -173,24 +180,7 @@ fn the_alias_sampler_with_many_steps_is_exact_on_one_worker_and_close_on_two() {
     let (topics, alpha, beta) = (3, 0.5, 0.3);
     let exact = exact_agreement(&corpus, topics, alpha, beta);
     for workers in [1, 2] {
-        let samples: Vec<Vec<u32>> = (0..1200)
-            .map(|seed| {
-                let params = LdaParams {
-                    topics,
-                    alpha: Some(alpha),
-                    beta,
-                    iterations: 10,
-                    sampler: Some(SamplerKind::Alias),
-                    mh_steps: 8,
-                    blocks: Some(2),
-                    seed,
-                    eval_every: 10,
-                    keep_assignments: true,
-                    ..LdaParams::default()
-                };
-                run(&corpus, None, &params, workers).counts.assignments.as_ref().unwrap().concat()
-            })
-            .collect();
+        let samples = tiny_chains(&corpus, Mode::ModelParallel, SamplerKind::Alias, 8, workers);
         if workers == 1 {
             assert_agreement("alias, 8 steps, P=1", &exact, &samples);
         } else {
