@@ -41,8 +41,8 @@ impl SamplerKind {
 }
 
 /// Tokens per topic in the token-weighted mean document length from which [`choose_sampler`] takes
-/// the alias sampler (1,200-token documents at K = 100, 12,000 at K = 1000).
-pub const ALIAS_FROM_TOKENS_PER_TOPIC: f64 = 12.0;
+/// the alias sampler (1,600-token documents at K = 100, 16,000 at K = 1000).
+pub const ALIAS_FROM_TOKENS_PER_TOPIC: f64 = 16.0;
 
 /// The sampler with the shorter time to a given log-likelihood for `topics` topics and documents of
 /// these `lengths` (measured in bench/results/lda-suite-2026-12-06.md): SparseLDA's cost per token
@@ -50,8 +50,9 @@ pub const ALIAS_FROM_TOKENS_PER_TOPIC: f64 = 12.0;
 /// sampler's is a few proposals whatever the document; it mixes more slowly per sweep, the more so the
 /// larger `K`, and its cheaper sweeps win only where documents are very long for the number of topics:
 /// the token-weighted mean length at least [`ALIAS_FROM_TOKENS_PER_TOPIC`] `x K`. On 2,000-token
-/// documents it reached tomotopy's likelihood in 0.67x SparseLDA's time at K = 100 and 1.8x at K =
-/// 1000; short texts and news articles (9 to 700 tokens) went faster with SparseLDA at K = 100 to 5000.
+/// documents it reached tomotopy's likelihood in 0.66x SparseLDA's time at K = 50, 0.67x at K = 100
+/// and 1.8x at K = 1000; short texts and news articles (9 to 700 tokens, 12 K tokens or fewer) went
+/// faster with SparseLDA at K = 50 to 5000.
 pub fn choose_sampler(lengths: &[u64], topics: usize) -> SamplerKind {
     let tokens: f64 = lengths.iter().map(|&n| n as f64).sum();
     let weighted: f64 = lengths.iter().map(|&n| n as f64 * n as f64).sum();

@@ -331,7 +331,7 @@ impl LdaAggregator {
         if doc_topic.documents() != self.documents {
             return Err(format!("the workers hold {} of the {} documents", doc_topic.documents(), self.documents));
         }
-        let mut recounted = vec![0u32; v * k];
+        let mut recounted: Vec<(u32, u32, u32)> = Vec::new();
         let mut assignments = keep.then(|| vec![Vec::new(); self.documents]);
         for (p, report) in reports.iter().enumerate() {
             match self.params.mode {
@@ -364,9 +364,7 @@ impl LdaAggregator {
             let first = report.first_document;
             let local = report.lengths.len();
             lengths[first..first + local].copy_from_slice(&report.lengths);
-            for &(w, t, c) in &report.recounted {
-                recounted[w as usize * k + t as usize] += c;
-            }
+            recounted.extend_from_slice(&report.recounted);
             if let (Some(all), Some(mine)) = (&mut assignments, &report.assignments) {
                 for (d, topics) in mine.iter().enumerate() {
                     all[first + d].clone_from(topics);
@@ -394,11 +392,34 @@ impl LdaAggregator {
         if totals != self.totals {
             return Err("n_k differs from the sum over words of n_wk".into());
         }
-        if recounted != word_topic {
+        if !matches_recount(&word_topic, k, recounted) {
             return Err("n_wk differs from the recount of the assignments".into());
         }
         self.gathered = Some(Gathered { word_topic, doc_topic, lengths, totals, assignments });
         Ok(())
+    }
+}
+
+/// Whether the dense `V x K` table `word_topic` holds exactly the `(word, topic, count)` triples of
+/// `recounted` (summed where a word and topic repeat), compared in sparse form so the check costs
+/// memory by the tokens, not a second table.
+fn matches_recount(word_topic: &[u32], k: usize, mut recounted: Vec<(u32, u32, u32)>) -> bool {
+    recounted.sort_unstable_by_key(|&(w, t, _)| (w, t));
+    let mut merged = recounted.into_iter().peekable();
+    let mut sums = std::iter::from_fn(|| {
+        let (w, t, mut c) = merged.next()?;
+        while let Some((_, _, more)) = merged.next_if(|&(w2, t2, _)| (w2, t2) == (w, t)) {
+            c += more;
+        }
+        Some((w as usize * k + t as usize, c))
+    });
+    let mut nonzero = word_topic.iter().enumerate().filter(|(_, c)| **c > 0).map(|(at, &c)| (at, c));
+    loop {
+        match (nonzero.next(), sums.next()) {
+            (None, None) => return true,
+            (Some(a), Some(b)) if a == b => {}
+            _ => return false,
+        }
     }
 }
 
@@ -483,5 +504,21 @@ impl Aggregator<Lda> for LdaAggregator {
         strads_core::checkpoint::expect_len("topic totals", totals.len(), self.totals.len())?;
         (self.totals, self.gathered) = (totals, gathered);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recount_check_sums_repeats_and_catches_a_missing_or_extra_count() {
+        // V = 2, K = 2: word 0 has 2 tokens of topic 1, word 1 one of topic 0.
+        let table = [0, 2, 1, 0];
+        assert!(matches_recount(&table, 2, vec![(1, 0, 1), (0, 1, 1), (0, 1, 1)]));
+        assert!(!matches_recount(&table, 2, vec![(0, 1, 2)]));
+        assert!(!matches_recount(&table, 2, vec![(0, 1, 2), (1, 0, 1), (1, 1, 1)]));
+        assert!(!matches_recount(&table, 2, vec![(0, 1, 1), (1, 0, 1)]));
+        assert!(matches_recount(&[0, 0], 2, Vec::new()));
     }
 }

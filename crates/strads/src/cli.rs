@@ -643,7 +643,7 @@ pub struct GenLdaArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SamplerArg {
     /// The faster in time to a log-likelihood for the corpus and K: alias when the token-weighted
-    /// mean document length is at least 12 K tokens, else sparse (summary.json says which ran).
+    /// mean document length is at least 16 K tokens, else sparse (summary.json says which ran).
     Auto,
     /// SparseLDA buckets: an exact draw per token.
     Sparse,
