@@ -307,7 +307,7 @@ impl LdaAggregator {
         self.gathered
     }
 
-    fn gather(&mut self, reports: Vec<Report>, keep: bool) -> Result<(), String> {
+    fn gather(&mut self, mut reports: Vec<Report>, keep: bool) -> Result<(), String> {
         let k = self.params.topics;
         let v = self.vocabulary.block_of.len();
         let mut word_topic = vec![0u32; v * k];
@@ -326,14 +326,15 @@ impl LdaAggregator {
             if reports[p].first_document != doc_topic.documents() {
                 return Err(format!("worker {p}'s documents do not follow the previous worker's"));
             }
-            doc_topic.extend(&reports[p].doc_topic);
+            doc_topic.extend(&std::mem::take(&mut reports[p].doc_topic));
         }
         if doc_topic.documents() != self.documents {
             return Err(format!("the workers hold {} of the {} documents", doc_topic.documents(), self.documents));
         }
         let mut recounted: Vec<(u32, u32, u32)> = Vec::new();
         let mut assignments = keep.then(|| vec![Vec::new(); self.documents]);
-        for (p, report) in reports.iter().enumerate() {
+        for p in 0..reports.len() {
+            let report = &reports[p];
             match self.params.mode {
                 Mode::ModelParallel => {
                     for block in &report.blocks {
@@ -364,11 +365,17 @@ impl LdaAggregator {
             let first = report.first_document;
             let local = report.lengths.len();
             lengths[first..first + local].copy_from_slice(&report.lengths);
-            recounted.extend_from_slice(&report.recounted);
             if let (Some(all), Some(mine)) = (&mut assignments, &report.assignments) {
                 for (d, topics) in mine.iter().enumerate() {
                     all[first + d].clone_from(topics);
                 }
+            }
+            // What has been placed and checked is freed at once, so the gathered table does not
+            // coexist with every worker's copy (worker 0's stays for the data-parallel comparison).
+            let report = &mut reports[p];
+            recounted.append(&mut report.recounted);
+            if self.params.mode == Mode::ModelParallel || p > 0 {
+                report.blocks = Vec::new();
             }
         }
         if let Some(b) = seen.iter().position(|&s| !s) {
