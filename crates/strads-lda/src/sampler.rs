@@ -87,25 +87,13 @@ impl SparseDocs {
         let lengths = document_lengths(tokens, documents);
         let mut start = Vec::with_capacity(documents + 1);
         let mut entries = Vec::new();
-        let mut seen = vec![0u32; topics];
-        for (d, &n) in lengths.iter().enumerate() {
-            let header = entries.len();
-            start.push(header);
-            entries.push([0, 0]);
-            for &p in tokens.positions(d) {
-                let t = tokens.topic[p as usize] as usize;
-                if seen[t] == 0 {
-                    entries.push([t as u32, 0]);
-                }
-                seen[t] += 1;
-            }
-            for e in &mut entries[header + 1..] {
-                e[1] = std::mem::take(&mut seen[e[0] as usize]);
-            }
-            let capacity = (n as usize).min(topics);
-            entries[header] = [(entries.len() - header - 1) as u32, capacity as u32];
-            entries.resize(header + 1 + capacity, [0, 0]);
-        }
+        count_documents(tokens, documents, topics, |d, pairs| {
+            let capacity = (lengths[d] as usize).min(topics);
+            start.push(entries.len());
+            entries.push([pairs.len() as u32, capacity as u32]);
+            entries.extend(pairs.iter().map(|&(t, c)| [t, c]));
+            entries.resize(entries.len() + capacity - pairs.len(), [0, 0]);
+        });
         start.push(entries.len());
         let token_start = tokens.doc.iter().map(|&d| start[d as usize]).collect();
         SparseDocs { topics, lengths, start, token_start, entries }
@@ -138,19 +126,11 @@ impl DocTopicCounts {
     /// The counts of the tokens' documents, recounted from their topics.
     pub fn recount(tokens: &Tokens, documents: usize, topics: usize) -> Self {
         let mut rows = DocTopicCounts::with_documents(documents);
-        let mut seen = vec![0u32; topics];
-        let mut listed = Vec::new();
-        for d in 0..documents {
-            for &p in tokens.positions(d) {
-                let t = tokens.topic[p as usize] as usize;
-                if seen[t] == 0 {
-                    listed.push(t as u32);
-                }
-                seen[t] += 1;
-            }
-            listed.sort_unstable();
-            rows.push_row(listed.drain(..).map(|t| (t, std::mem::take(&mut seen[t as usize]))));
-        }
+        count_documents(tokens, documents, topics, |_, pairs| {
+            let mut sorted = pairs.to_vec();
+            sorted.sort_unstable();
+            rows.push_row(sorted);
+        });
         rows
     }
 
@@ -162,9 +142,9 @@ impl DocTopicCounts {
 
     /// Appends every document of `other`.
     pub fn extend(&mut self, other: &DocTopicCounts) {
-        for d in 0..other.documents() {
-            self.push_row(other.row(d).iter().copied());
-        }
+        let base = self.pairs.len();
+        self.pairs.extend_from_slice(&other.pairs);
+        self.offsets.extend(other.offsets[1..].iter().map(|&o| base + o));
     }
 
     /// Number of documents.
@@ -194,6 +174,27 @@ impl DocTopicCounts {
     /// The dense `documents x topics` rows.
     pub fn to_dense(&self, topics: usize) -> Vec<u32> {
         (0..self.documents()).flat_map(|d| self.dense_row(d, topics)).collect()
+    }
+}
+
+/// Calls `row(d, pairs)` for each document in order with its nonzero `(topic, count)` pairs, in the
+/// order its tokens first show each topic.
+fn count_documents(tokens: &Tokens, documents: usize, topics: usize, mut row: impl FnMut(usize, &[(u32, u32)])) {
+    let mut seen = vec![0u32; topics];
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for d in 0..documents {
+        for &p in tokens.positions(d) {
+            let t = tokens.topic[p as usize] as usize;
+            if seen[t] == 0 {
+                pairs.push((t as u32, 0));
+            }
+            seen[t] += 1;
+        }
+        for pair in &mut pairs {
+            pair.1 = std::mem::take(&mut seen[pair.0 as usize]);
+        }
+        row(d, &pairs);
+        pairs.clear();
     }
 }
 

@@ -356,17 +356,20 @@ fn write_npy_from<T: npyz::AutoSerialize>(
 }
 
 /// Topic mixes `mix(d)` of a corpus's documents as rows of `K`, one row per *input* document in input
-/// order (documents skipped as empty get the uniform mix).
-fn rows_by_input(corpus: &Corpus, k: usize, mix: impl Fn(usize) -> Vec<f64>) -> Vec<f32> {
-    let inputs = corpus.documents() + corpus.skipped_empty;
-    let mut rows = vec![1.0 / k as f32; inputs * k];
+/// order (documents skipped as empty get the uniform mix), made one at a time as they are read.
+fn rows_by_input<'a>(
+    corpus: &Corpus,
+    k: usize,
+    mix: impl Fn(usize) -> Vec<f64> + 'a,
+) -> impl Iterator<Item = f32> + 'a {
+    let mut document_at = vec![None; corpus.documents() + corpus.skipped_empty];
     for d in 0..corpus.documents() {
-        let at = corpus.ids[d];
-        for (t, p) in mix(d).into_iter().enumerate() {
-            rows[at * k + t] = p as f32;
-        }
+        document_at[corpus.ids[d]] = Some(d);
     }
-    rows
+    document_at.into_iter().flat_map(move |d| match d {
+        Some(d) => mix(d).into_iter().map(|p| p as f32).collect(),
+        None => vec![1.0 / k as f32; k],
+    })
 }
 
 fn write_model(
@@ -382,18 +385,9 @@ fn write_model(
     let k = fit.topics;
     let v = corpus.vocabulary_size();
     write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
-    // Rows in input order, made one at a time: the dense array is never held whole.
+    // The dense array is never held whole: its rows are made as they are written.
     let inputs = corpus.documents() + corpus.skipped_empty;
-    let mut document_at = vec![None; inputs];
-    for d in 0..corpus.documents() {
-        document_at[corpus.ids[d]] = Some(d);
-    }
-    let uniform = vec![1.0 / k as f32; k];
-    let rows = document_at.iter().flat_map(|&d| match d {
-        Some(d) => fit.document_topics(d).into_iter().map(|p| p as f32).collect(),
-        None => uniform.clone(),
-    });
-    write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows)?;
+    write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows_by_input(corpus, k, |d| fit.document_topics(d)))?;
     write_atomic(&out.join("word_topic.csv"), |w| {
         writeln!(w, "word,topic,count")?;
         for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {
@@ -527,7 +521,7 @@ pub fn infer(args: &LdaInferArgs) -> Result<(), Failure> {
     folding.finish();
     let k = info.topics;
     let inputs = corpus.documents() + corpus.skipped_empty;
-    let rows = rows_by_input(&corpus, k, |d| theta[d].clone());
+    let rows: Vec<f32> = rows_by_input(&corpus, k, |d| theta[d].clone()).collect();
     std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
     write_npy(&args.out.join("doc_topic.npy"), inputs, k, &rows)?;
     write_atomic(&args.out.join("doc_topic.csv"), |w| {
