@@ -667,6 +667,31 @@ fn syrk_block(system: &mut [f64], rhs: &mut [f64], block: &[f64], targets: &[f64
     }
 }
 
+/// Adds one row per item to the normal equations, `SYRK_BLOCK` rows at a time: `fill(item, x)` writes
+/// the item's row `x` (`f` numbers) into `block` and returns its target. Returns how many rows are
+/// left in `block` for the rank-1 tail of [`solve_normal_equations`].
+fn add_blocked<T>(
+    system: &mut [f64],
+    rhs: &mut [f64],
+    block: &mut Vec<f64>,
+    targets: &mut [f64; SYRK_BLOCK],
+    f: usize,
+    items: impl IntoIterator<Item = T>,
+    mut fill: impl FnMut(T, &mut [f64]) -> f64,
+) -> usize {
+    block.resize(SYRK_BLOCK * f, 0.0);
+    let mut filled = 0;
+    for item in items {
+        targets[filled] = fill(item, &mut block[filled * f..(filled + 1) * f]);
+        filled += 1;
+        if filled == SYRK_BLOCK {
+            syrk_block(system, rhs, block, targets, f);
+            filled = 0;
+        }
+    }
+    filled
+}
+
 /// One ALS row: the free coordinates solved exactly with the other factor (and the fixed slot) given:
 /// the normal equations built by blocked rank-8 updates (a rank-1 update for the last few ratings),
 /// then a Cholesky solve; no allocation once `scratch` has grown to the rank.
@@ -689,20 +714,13 @@ fn solve_row(
     system.resize(f * f, 0.0);
     rhs.clear();
     rhs.resize(f, 0.0);
-    block.resize(SYRK_BLOCK * f, 0.0);
-    let mut filled = 0;
-    for e in range {
+    let filled = add_blocked(system, rhs, block, targets, f, range, |e, x| {
         let o = &other[entries.other[e] as usize * d..(entries.other[e] as usize + 1) * d];
-        targets[filled] = entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s]);
-        for (x, &t) in block[filled * f..(filled + 1) * f].iter_mut().zip(free) {
+        for (x, &t) in x.iter_mut().zip(free) {
             *x = o[t];
         }
-        filled += 1;
-        if filled == SYRK_BLOCK {
-            syrk_block(system, rhs, block, targets, f);
-            filled = 0;
-        }
-    }
+        entries.value[e] - mu - fixed.map_or(0.0, |s| row[s] * o[s])
+    });
     if solve_normal_equations(system, rhs, &block[..filled * f], &targets[..filled], f, reg).is_some() {
         for (a, &t) in free.iter().enumerate() {
             row[t] = rhs[a];
@@ -802,20 +820,13 @@ fn implicit_exact_row(row: &mut [f64], rated: &Rated, g: &[f64], reg: f64, scrat
     system.extend_from_slice(g);
     rhs.clear();
     rhs.resize(f, 0.0);
-    block.resize(SYRK_BLOCK * f, 0.0);
-    let mut filled = 0;
-    for (c, o) in rated.pairs() {
+    let filled = add_blocked(system, rhs, block, targets, f, rated.pairs(), |(c, o), x| {
         let root = (c - 1.0).sqrt();
-        targets[filled] = c / root;
-        for (x, &oa) in block[filled * f..(filled + 1) * f].iter_mut().zip(o) {
+        for (x, &oa) in x.iter_mut().zip(o) {
             *x = root * oa;
         }
-        filled += 1;
-        if filled == SYRK_BLOCK {
-            syrk_block(system, rhs, block, targets, f);
-            filled = 0;
-        }
-    }
+        c / root
+    });
     if solve_normal_equations(system, rhs, &block[..filled * f], &targets[..filled], f, reg).is_some() {
         row.copy_from_slice(rhs);
     }
