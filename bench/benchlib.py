@@ -1,4 +1,5 @@
-"""Shared by the benchmark scripts: the machine and the commit a result was measured on, and their plots."""
+"""Shared by the benchmark scripts: the machine and the commit a result was measured on, writing a result
+file, and their plots."""
 
 import os
 import platform
@@ -25,6 +26,14 @@ def commit():
     # Results written by earlier runs of the benchmarks are not changes to what is measured.
     changed = [l for l in status if not l[3:].startswith("bench/results/")]
     return f"{head} dirty" if changed else head
+
+
+def write_report(path, text):
+    """Writes a result file through a temporary file and a rename, so a stopped run leaves no half of it."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+    print(f"written to {path}")
 
 
 def plot_traces(strads, folder, runs, image, y=None, title=None):

@@ -26,7 +26,7 @@ import tempfile
 import time
 import warnings
 
-from benchlib import commit, machine
+from benchlib import commit, machine, write_report
 from lda_bench import read_corpus
 
 warnings.filterwarnings("ignore", message="The training result may differ")
@@ -170,10 +170,7 @@ def main():
                     if run["peak"] else f"| {run['name']} | failed | | | |")
             lines.append("")
             print("\n".join(lines[-8:]), flush=True)
-    with open(args.out + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(args.out + ".tmp", args.out)
-    print(f"wrote {args.out}")
+    write_report(args.out, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

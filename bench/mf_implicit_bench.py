@@ -228,10 +228,7 @@ def main():
             f"({defaults[2] / peer[2]:.2f}x): {'met' if speed else 'NOT met'}",
             "",
         ]
-    with open(args.out + ".tmp", "w") as f:
-        f.write("\n".join(lines))
-    os.replace(args.out + ".tmp", args.out)
-    print(f"written to {args.out}")
+    benchlib.write_report(args.out, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -142,10 +142,7 @@ def main():
             lines.append(f"| {name} | {workers} | {how} | {seconds:.2f} | {seconds / libmf20[3]:.2f} | "
                          f"{score:.4f} | {reach} | {best} | {rss} |")
         lines.append("")
-    with open(args.out + ".tmp", "w") as f:
-        f.write("\n".join(lines))
-    os.replace(args.out + ".tmp", args.out)
-    print(f"written to {args.out}")
+    benchlib.write_report(args.out, "\n".join(lines))
 
 
 if __name__ == "__main__":
