@@ -177,7 +177,7 @@ pub fn fit_checkpointed<L: Launcher>(
     let ranges = balanced_ranges(&data.row_weights(), workers);
     let whole = data.whole();
     let block = raw.scheduler == SchedulerKind::Block;
-    let split_min = raw.split_min.unwrap_or_else(|| crate::block::default_split_min(rows));
+    let split_min = raw.split_min.unwrap_or_else(|| crate::block::default_split_min(rows, raw.loss));
     // Block mode: every worker reads every column, shared in memory; so does the grouper.
     let shared = match (block, whole) {
         (true, Some(whole)) => {

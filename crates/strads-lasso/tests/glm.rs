@@ -107,6 +107,39 @@ fn strads_bound_update_reaches_the_same_optimum_as_newton_in_more_updates() {
     assert!(a.updates < b.updates, "Newton {} updates, bound {}", a.updates, b.updates);
 }
 
+/// The block default's proximal Newton steps (one worker solves each working set, however many are
+/// given) reach the sequential solver's optimum, in fewer coordinate updates than cyclic
+/// single-coordinate Newton steps in their trust region.
+#[test]
+fn block_proximal_newton_reaches_the_optimum_inline_in_fewer_updates_than_trust_region_steps() {
+    let data = classes(5);
+    let top = run(&data, params(Loss::Logistic, SchedulerKind::Sequential, Lambda::Ratio(1.0), 1.0, false), 1);
+    let lambda = top.lambda_max / 20.0;
+    let (beta, beta0) = glm_descent(&data, Loss::Logistic, lambda, 1.0, false, 1e-14, 200_000);
+    let optimum = glm_objective(&data, Loss::Logistic, &beta, beta0, lambda, 1.0);
+    let mut cyclic = params(Loss::Logistic, SchedulerKind::Cyclic, Lambda::Value(lambda), 1.0, false);
+    cyclic.tol = 1e-9;
+    let trust_region = run(&data, cyclic, 1);
+    for workers in [1, 2, 4] {
+        let mut block = LassoParams::new(Lambda::Value(lambda));
+        block.loss = Loss::Logistic;
+        block.tol = 1e-9;
+        let model = run(&data, block, workers);
+        assert_eq!(model.status, Status::Converged, "P={workers}");
+        assert_eq!(model.split_rounds, 0, "P={workers}: the logistic default solves inline");
+        let reached = glm_objective(&data, Loss::Logistic, &model.beta, model.intercept, lambda, 1.0);
+        assert!((reached - optimum).abs() <= 1e-8 * optimum, "P={workers}: {reached} vs {optimum}");
+        let kkt = glm_kkt_violation(&data, Loss::Logistic, &model.beta, model.intercept, lambda, 1.0, false);
+        assert!(kkt <= 1e-3 * lambda, "P={workers}: KKT violation {kkt} at lambda {lambda}");
+        assert!(
+            model.updates < trust_region.updates,
+            "P={workers}: {} updates against the trust region's {}",
+            model.updates,
+            trust_region.updates
+        );
+    }
+}
+
 #[test]
 fn sequential_newton_steps_never_raise_the_objective() {
     let data = classes(5);
