@@ -312,7 +312,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         token_pattern: tok.pattern.clone(),
         english_stop_words: tok.english_stop_words,
     };
-    write_model(&args.out, &fit, &corpus, &summary, &info, args.top_words)?;
+    write_model(&args.out, &fit, &corpus, &summary, &info, args.top_words, args.dense_doc_topic)?;
     if !args.quiet {
         let test = last.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
         println!(
@@ -379,15 +379,18 @@ fn write_model(
     summary: &Summary,
     info: &ModelInfo,
     top_words: usize,
+    dense_doc_topic: bool,
 ) -> Result<(), Failure> {
     let run = |e: strads_data::DataError| Failure::Run(e.into());
     std::fs::create_dir_all(out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", out.display())))?;
     let k = fit.topics;
     let v = corpus.vocabulary_size();
     write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
-    // The dense array is never held whole: its rows are made as they are written.
-    let inputs = corpus.documents() + corpus.skipped_empty;
-    write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows_by_input(corpus, k, |d| fit.document_topics(d)))?;
+    if dense_doc_topic {
+        // The dense array is never held whole: its rows are made as they are written.
+        let inputs = corpus.documents() + corpus.skipped_empty;
+        write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows_by_input(corpus, k, |d| fit.document_topics(d)))?;
+    }
     write_atomic(&out.join("word_topic.csv"), |w| {
         writeln!(w, "word,topic,count")?;
         for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {

@@ -76,6 +76,7 @@ fn apps(dir: &Path) -> Vec<App> {
                 "20",
                 "--iterations",
                 "40",
+                "--dense-doc-topic",
             ],
             &["word_topic.npy", "doc_topic.npy", "topics.txt", "model.json"],
             "1",

@@ -55,6 +55,7 @@ fn train_writes_the_model_and_infer_reads_it() {
         "10",
         "--test",
         path(&text),
+        "--dense-doc-topic",
         "--out",
         path(&out),
     ]);
@@ -107,6 +108,16 @@ fn train_writes_the_model_and_infer_reads_it() {
     assert!(sparse.starts_with("document,topic,count\n"));
     // Document ids are input positions: line 8 (position 7) was empty and never appears; 39 does.
     assert!(!sparse.lines().any(|l| l.starts_with("7,")) && sparse.lines().any(|l| l.starts_with("39,")));
+
+    // Without --dense-doc-topic only the sparse counts are written, the same counts.
+    let sparse_only = dir.path().join("sparse-only");
+    let mut again: Vec<&str> = vec!["lda", "--data", path(&text), "--min-df", "2", "-k", "2", "--alpha", "0.1"];
+    again.extend(["--iterations", "30", "--workers", "2", "--seed", "3", "--eval-every", "10", "--test", path(&text)]);
+    again.extend(["--out", path(&sparse_only)]);
+    let run = strads(&again);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(!sparse_only.join("doc_topic.npy").exists(), "a dense doc_topic.npy was written unasked");
+    assert_eq!(std::fs::read_to_string(sparse_only.join("doc_topic.csv")).unwrap(), sparse);
 
     // Inference puts a fruit document and a rocket document in different topics.
     let new = dir.path().join("new.txt");

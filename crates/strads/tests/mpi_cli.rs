@@ -129,7 +129,8 @@ fn lda_on_ranks_equals_embedded() {
     generate(&["gen", "lda", "--out", &corpus, "--documents", "400", "--vocabulary", "600", "--topics", "8"]);
     let model = ["word_topic.npy", "doc_topic.npy", "doc_topic.csv", "topics.txt", "vocab.txt"];
     for mode in ["model-parallel", "data-parallel"] {
-        let args = ["lda", "--data", &corpus, "--topics", "8", "--iterations", "15", "--mode", mode];
+        let args =
+            ["lda", "--data", &corpus, "--topics", "8", "--iterations", "15", "--mode", mode, "--dense-doc-topic"];
         for (ranks, threads) in [(2, 1), (3, 1), (2, 2)] {
             same_model(dir.path(), &format!("lda-{mode}"), &args, &model, ranks, threads);
         }
@@ -198,7 +199,7 @@ fn checkpoints_under_mpi_resume_exactly() {
     let dir = tempfile::tempdir().expect("temp dir");
     let corpus = path(&dir.path().join("corpus"));
     generate(&["gen", "lda", "--out", &corpus, "--documents", "300", "--vocabulary", "500", "--topics", "5"]);
-    let args = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "4000", "--quiet"];
+    let args = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "4000", "--quiet", "--dense-doc-topic"];
     let whole = path(&dir.path().join("whole"));
     let mut plain = args.to_vec();
     plain.extend(["--workers", "2", "--out", &whole]);
@@ -428,7 +429,7 @@ fn four_ranks_broadcast_and_give_the_same_models() {
     generate(&["gen", "mf", "--out", &path(&ratings), "--users", "200", "--items", "150", "--density", "0.05"]);
     let lasso = ["lasso", "--data", &svm, "--lambda-ratio", "0.05", "--scheduler", "shotgun", "--path", "3"];
     same_model(dir.path(), "lasso-4", &lasso, &["coefficients.csv", "path_coefficients.csv"], 4, 1);
-    let lda = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "8"];
+    let lda = ["lda", "--data", &corpus, "--topics", "5", "--iterations", "8", "--dense-doc-topic"];
     same_model(dir.path(), "lda-4", &lda, &["word_topic.npy", "doc_topic.npy"], 4, 1);
     let train = path(&ratings.join("train.tsv"));
     let mf = ["mf", "--data", &train, "--rank", "5", "--iterations", "3"];
