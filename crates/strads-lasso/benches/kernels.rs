@@ -10,7 +10,7 @@ use std::time::Instant;
 use strads_core::{Aggregator, Assignment, Decision, Launcher, Plan, Program, Pulled, Round, RunOptions, Scheduler};
 use strads_core::{Slot, Worker};
 use strads_engine::{DynamicConfig, DynamicScheduler, NoDependency, Priority, SumTree};
-use strads_lasso::program::{LassoWorker, SolveSpec, SolveTask, Task};
+use strads_lasso::program::{LassoWorker, Partial, SolveSpec, SolveTask, Task};
 use strads_lasso::{GeneratorSpec, Loss, generate};
 use strads_runtime::Embedded;
 
@@ -89,7 +89,7 @@ fn main() {
     // dot and, when the coefficient moves, an axpy; 12 bytes streamed per value each). Compare
     // with scikit-learn's coordinate descent on the same columns: bench/kernel_peer.py.
     let shared = std::sync::Arc::new(columns.clone());
-    let mut worker = LassoWorker::block(Loss::Squared, shared, data.y.clone(), 0, 1, 0..data.y.len());
+    let mut worker = LassoWorker::block(Loss::Squared, shared.clone(), data.y.clone(), 0, 1, 0..data.y.len());
     let lambda_max = columns.transpose_mul(&data.y).iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let epochs = 20;
     let spec =
@@ -99,6 +99,23 @@ fn main() {
         black_box(worker.push(Round { index: 1, synced: 0 }, &task));
     });
     report(&format!("block pass, per stored value (n=2000, {per_column:.0} values/column)"), ns);
+
+    // The logistic solve by proximal Newton steps, per stored value and inner pass: a dot and an
+    // update of two row arrays per value, with each Newton step's curvatures, line search and gap
+    // check spread over its passes. liblinear's newGLMNET does the same work per value.
+    let signs: Vec<f64> = data.y.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
+    let half: Vec<f64> = signs.iter().map(|v| 0.5 * v).collect();
+    let mut worker = LassoWorker::block(Loss::Logistic, shared, signs.clone(), 0, 1, 0..signs.len());
+    let lambda_max = columns.transpose_mul(&half).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let spec =
+        SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 5, bound: false };
+    let task = Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false });
+    let round = Round { index: 1, synced: 0 };
+    let Partial::Solved(solved) = worker.push(round, &task) else { unreachable!("a solve task gets a solve") };
+    let ns = time(columns.nnz() as u64 * u64::from(solved.epochs), || {
+        black_box(worker.push(round, &task));
+    });
+    report(&format!("logistic Newton pass, per stored value ({per_column:.0} values/column)"), ns);
 
     // Sampling structures.
     let mut tree = SumTree::new(1 << 16);
