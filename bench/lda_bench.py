@@ -104,7 +104,7 @@ def run_strads(binary, data, k, alpha, beta, iterations, sampler, mode, workers,
             os.remove(os.path.join(out, stale))
     cmd = [binary, "lda", "--data", data, "--topics", str(k), "--alpha", repr(alpha), "--beta", repr(beta),
            "--iterations", str(iterations), "--sampler", sampler, "--mode", mode, "--workers", str(workers),
-           "--seed", "1", "--eval-every", str(eval_every), "--out", out]
+           "--seed", "1", "--eval-every", str(eval_every), "--out", out, "--optimize-alpha", "off"]
     print("  $ " + " ".join(cmd), flush=True)
     with open(os.path.join(out, "log.txt"), "w") as log:
         try:

@@ -81,7 +81,9 @@ def run_tomotopy(data, k, iterations, eval_every):
 def run_strads(binary, data, k, iterations, eval_every, sampler, workdir):
     out = os.path.join(workdir, f"{os.path.basename(os.path.dirname(data.rstrip('/')))}-k{k}-{sampler}")
     cmd = [binary, "lda", "--data", data, "--topics", str(k), "--iterations", str(iterations), "--workers", "2",
-           "--seed", "1", "--eval-every", str(eval_every), "--quiet", "--out", out]
+           "--seed", "1", "--eval-every", str(eval_every), "--quiet", "--out", out,
+           # alpha stays fixed, as tomotopy's with optim_interval = 0: the log-likelihoods compare.
+           "--optimize-alpha", "off"]
     if sampler != "default":
         cmd += ["--sampler", sampler]
     print("  $ " + " ".join(cmd), flush=True)

@@ -55,6 +55,27 @@ pub fn document_part_by(lengths: &[u32], topics: usize, alpha: f64, terms: impl 
     lengths.iter().enumerate().map(|(d, &n)| head - libm::lgamma(f64::from(n) + k_alpha) + terms(d)).sum()
 }
 
+/// `S[c] = sum_{i < c} 1 / (base + i)` for `c` in `0..=longest`: `psi(base + c) - psi(base)`, exactly.
+pub fn inverse_rising_sums(base: f64, longest: usize) -> Vec<f64> {
+    let mut sums = Vec::with_capacity(longest + 1);
+    let mut sum = 0.0;
+    sums.push(sum);
+    for i in 0..longest {
+        sum += 1.0 / (base + i as f64);
+        sums.push(sum);
+    }
+    sums
+}
+
+/// One step of Minka's fixed point for a symmetric Dirichlet prior over `topics` topics, from the
+/// statistics of [`crate::sampler::DocTopics::alpha_statistics`] summed over every document:
+/// `alpha' = alpha sum_d sum_k (psi(n_dk + alpha) - psi(alpha)) / (K sum_d (psi(N_d + K alpha) - psi(K alpha)))`.
+/// The current `alpha` when the statistics are empty.
+pub fn minka_step(alpha: f64, topics: usize, numerator: f64, denominator: f64) -> f64 {
+    let next = alpha * numerator / (topics as f64 * denominator);
+    if next.is_finite() && next > 0.0 { next } else { alpha }
+}
+
 /// The topic totals' part: `sum_k lgamma(V beta) - lgamma(n_k + V beta)`.
 pub fn totals_part(totals: &[i64], vocabulary: usize, beta: f64) -> f64 {
     let vbeta = vocabulary as f64 * beta;

@@ -72,8 +72,10 @@ impl DocumentSource for Corpus {
 pub struct LdaFit {
     /// `K`.
     pub topics: usize,
-    /// `alpha` used.
+    /// `alpha` sampled with last: the given one, or its last re-estimation.
     pub alpha: f64,
+    /// `(iteration, alpha)` after each re-estimation of `alpha` (empty when it stays fixed).
+    pub alphas: Vec<(u64, f64)>,
     /// `beta` used.
     pub beta: f64,
     /// The sampler that ran (chosen from the corpus unless one was asked for).
@@ -227,14 +229,17 @@ pub fn fit_checkpointed<L: Launcher>(
         return Err(LdaError::Invariant { iteration: *iteration, message: message.clone() });
     }
     let trace = scheduler.trace().to_vec();
+    let alphas = scheduler.alphas().to_vec();
     let iterations = scheduler.iterations();
     let seconds = scheduler.training_seconds();
+    let alpha = aggregator.alpha();
     let counts = aggregator
         .into_gathered()
         .ok_or_else(|| LdaError::Data("the run ended before the model was gathered".into()))?;
     Ok(Some(LdaFit {
         topics: params.topics,
-        alpha: params.alpha,
+        alpha,
+        alphas,
         beta: params.beta,
         sampler: params.sampler,
         counts,

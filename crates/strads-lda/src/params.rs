@@ -15,6 +15,7 @@
 //! | `test_every` | `eval_every` | iterations between held-out perplexities (when a test set is given) | `>= 1` |
 //! | `fold_in_sweeps` | 10 | Gibbs sweeps over the observed half of each test document per evaluation | `>= 1` |
 //! | `seed` | 0 | seed of the vocabulary shuffle and every worker's sampler | |
+//! | `optimize_alpha` | 10 | every this many iterations, move the symmetric `alpha` by one step of Minka's fixed point (as tomotopy's `optim_interval`, for a symmetric prior; `None`: `alpha` stays fixed) | `>= 1` |
 //! | `verify` | off | after every iteration, gather all counts and check their invariants (slow; for tests) | |
 
 use crate::LdaError;
@@ -126,6 +127,8 @@ pub struct LdaParams {
     pub verify: bool,
     /// Return every token's final topic.
     pub keep_assignments: bool,
+    /// Re-estimate `alpha` every this many iterations (Minka's fixed point), or keep it fixed.
+    pub optimize_alpha: Option<u64>,
 }
 
 impl Default for LdaParams {
@@ -146,6 +149,7 @@ impl Default for LdaParams {
             seed: 0,
             verify: false,
             keep_assignments: false,
+            optimize_alpha: Some(10),
         }
     }
 }
@@ -188,6 +192,8 @@ pub struct CheckedParams {
     pub verify: bool,
     /// Return the final assignments.
     pub keep_assignments: bool,
+    /// Period of the `alpha` re-estimation, if any.
+    pub optimize_alpha: Option<u64>,
 }
 
 impl CheckedParams {
@@ -234,6 +240,9 @@ impl LdaParams {
         if self.fold_in_sweeps == 0 {
             return bad("fold-in sweeps must be at least 1".into());
         }
+        if self.optimize_alpha == Some(0) {
+            return bad("optimize-alpha must be at least 1 (iterations between two re-estimations)".into());
+        }
         Ok(CheckedParams {
             topics: self.topics,
             alpha,
@@ -252,6 +261,7 @@ impl LdaParams {
             seed: self.seed,
             verify: self.verify,
             keep_assignments: self.keep_assignments,
+            optimize_alpha: self.optimize_alpha,
         })
     }
 }

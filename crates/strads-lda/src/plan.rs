@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use strads_core::checkpoint::{decode, encode};
 use strads_core::{Aggregator, Assignment, BoxError, Decision, Plan, Pulled, Round, Scheduler, Slot};
 
-use crate::eval::totals_part;
+use crate::eval::{minka_step, totals_part};
 use crate::layout::VocabularyBlocks;
 use crate::params::{CheckedParams, Mode, Sync};
 use crate::program::{Block, Commit, Feedback, Lda, Partial, Report, Task, merge_changes};
@@ -37,6 +37,7 @@ enum Kind {
     Init,
     Sample,
     Evaluate,
+    OptimizeAlpha,
     FoldIn,
     Score { last: bool },
     Verify,
@@ -62,6 +63,8 @@ pub struct LdaScheduler<'o> {
     pending: Option<TracePoint>,
     score: (f64, u64),
     trace: Vec<TracePoint>,
+    /// `(iteration, alpha)` after each re-estimation.
+    alphas: Vec<(u64, f64)>,
     failure: Option<(u64, String)>,
     finished: bool,
     observer: &'o mut dyn FnMut(&TracePoint),
@@ -81,6 +84,7 @@ impl<'o> LdaScheduler<'o> {
             pending: None,
             score: (0.0, 0),
             trace: Vec::new(),
+            alphas: Vec::new(),
             failure: None,
             finished: false,
             observer,
@@ -132,6 +136,9 @@ impl<'o> LdaScheduler<'o> {
             }
             self.steps.extend(score);
         }
+        if self.params.optimize_alpha.is_some_and(|n| self.iteration.is_multiple_of(n)) {
+            self.steps.push_back(Step::Round(Plan::all(Task::OptimizeAlpha), Kind::OptimizeAlpha));
+        }
         if self.params.verify {
             self.steps.push_back(Step::Round(Plan::all(Task::Report { assignments: false }), Kind::Verify));
         }
@@ -143,7 +150,12 @@ impl<'o> LdaScheduler<'o> {
         &self.trace
     }
 
-    /// Seconds of training (sampling and merging, evaluations excluded).
+    /// `(iteration, alpha)` after each re-estimation of `alpha`.
+    pub fn alphas(&self) -> &[(u64, f64)] {
+        &self.alphas
+    }
+
+    /// Seconds of training (sampling, merging and re-estimating `alpha`; evaluations excluded).
     pub fn training_seconds(&self) -> f64 {
         self.training.as_secs_f64()
     }
@@ -193,7 +205,7 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
 
     fn feedback(&mut self, _round: Round, feedback: Feedback) {
         let Some((kind, started)) = self.in_flight.pop_front() else { return };
-        if matches!(kind, Kind::Init | Kind::Sample) {
+        if matches!(kind, Kind::Init | Kind::Sample | Kind::OptimizeAlpha) {
             self.training += started.elapsed();
         }
         match feedback {
@@ -222,6 +234,7 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
                     }
                 }
             }
+            Feedback::Alpha(alpha) => self.alphas.push((self.iteration, alpha)),
             Feedback::Reported(Err(message)) => self.failure = Some((self.iteration, message)),
             Feedback::Reported(Ok(())) => {
                 if kind == Kind::Final {
@@ -246,6 +259,7 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
             self.pending,
             self.score,
             &self.trace,
+            &self.alphas,
             &self.failure,
             self.finished,
         ))
@@ -261,6 +275,7 @@ impl Scheduler<Lda> for LdaScheduler<'_> {
             self.pending,
             self.score,
             self.trace,
+            self.alphas,
             self.failure,
             self.finished,
         ) = decode(state)?;
@@ -292,6 +307,8 @@ pub struct LdaAggregator {
     documents: usize,
     tokens: u64,
     totals: Vec<i64>,
+    /// The `alpha` the workers sample with.
+    alpha: f64,
     gathered: Option<Gathered>,
 }
 
@@ -299,7 +316,13 @@ impl LdaAggregator {
     /// An aggregator for a corpus of `documents` documents and `tokens` tokens.
     pub fn new(params: CheckedParams, vocabulary: Arc<VocabularyBlocks>, documents: usize, tokens: u64) -> Self {
         let k = params.topics;
-        LdaAggregator { params, vocabulary, documents, tokens, totals: vec![0; k], gathered: None }
+        let alpha = params.alpha;
+        LdaAggregator { params, vocabulary, documents, tokens, totals: vec![0; k], alpha, gathered: None }
+    }
+
+    /// The `alpha` sampled with last: the given one, or its last re-estimation.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
     }
 
     /// The model gathered by the last report.
@@ -461,7 +484,7 @@ impl Aggregator<Lda> for LdaAggregator {
                 }
                 merge_changes(&mut words);
                 Pulled {
-                    commit: Some(Assignment::All(Commit { totals: self.totals.clone(), words })),
+                    commit: Some(Assignment::All(Commit { totals: self.totals.clone(), words, alpha: None })),
                     feedback: Feedback::Done,
                 }
             }
@@ -477,6 +500,18 @@ impl Aggregator<Lda> for LdaAggregator {
                 let v = self.vocabulary.block_of.len();
                 let log_likelihood = documents + words + totals_part(&self.totals, v, self.params.beta);
                 Pulled { commit: None, feedback: Feedback::Evaluated { log_likelihood, model_bytes: bytes } }
+            }
+            Task::OptimizeAlpha => {
+                let (mut numerator, mut denominator) = (0.0, 0.0);
+                for partial in partials {
+                    if let Partial::AlphaStatistics { numerator: a, denominator: b } = partial {
+                        numerator += a;
+                        denominator += b;
+                    }
+                }
+                self.alpha = minka_step(self.alpha, self.params.topics, numerator, denominator);
+                let commit = Commit { totals: self.totals.clone(), words: Vec::new(), alpha: Some(self.alpha) };
+                Pulled { commit: Some(Assignment::All(commit)), feedback: Feedback::Alpha(self.alpha) }
             }
             Task::FoldIn => nothing,
             Task::Score => {
@@ -503,13 +538,13 @@ impl Aggregator<Lda> for LdaAggregator {
     }
 
     fn save(&self) -> Result<Vec<u8>, BoxError> {
-        encode(&(&self.totals, &self.gathered))
+        encode(&(&self.totals, &self.gathered, self.alpha))
     }
 
     fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
-        let (totals, gathered): (Vec<i64>, Option<Gathered>) = decode(state)?;
+        let (totals, gathered, alpha): (Vec<i64>, Option<Gathered>, f64) = decode(state)?;
         strads_core::checkpoint::expect_len("topic totals", totals.len(), self.totals.len())?;
-        (self.totals, self.gathered) = (totals, gathered);
+        (self.totals, self.gathered, self.alpha) = (totals, gathered, alpha);
         Ok(())
     }
 }

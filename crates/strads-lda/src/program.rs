@@ -60,6 +60,8 @@ pub enum Task {
     },
     /// Send your parts of the log-likelihood.
     Evaluate,
+    /// Send your documents' statistics for a re-estimation of `alpha`.
+    OptimizeAlpha,
     /// One fold-in sweep over your test documents' observed tokens of the active block (all blocks, data parallel).
     FoldIn,
     /// Score your test documents' held-out tokens of the active block (all blocks, data parallel).
@@ -93,6 +95,13 @@ pub enum Partial {
         words: f64,
         /// Bytes of word-topic counts this worker holds.
         model_bytes: u64,
+    },
+    /// The worker's documents' sums of Minka's fixed point at the current `alpha`.
+    AlphaStatistics {
+        /// `sum_d sum_k psi(n_dk + alpha) - psi(alpha)`.
+        numerator: f64,
+        /// `sum_d psi(N_d + K alpha) - psi(K alpha)`.
+        denominator: f64,
     },
     /// Held-out log-likelihood of the worker's test tokens (summed over the score sub-rounds).
     Scored {
@@ -135,6 +144,8 @@ pub struct Commit {
     pub totals: Vec<i64>,
     /// The merged changes of the table (data parallel).
     pub words: Vec<(u32, u32, i32)>,
+    /// A re-estimated `alpha`, to sample with from now on.
+    pub alpha: Option<f64>,
 }
 
 /// What `pull` tells the scheduler.
@@ -156,6 +167,8 @@ pub enum Feedback {
         /// Tokens scored.
         tokens: u64,
     },
+    /// `alpha` was re-estimated to this.
+    Alpha(f64),
     /// The counts were gathered: `Err` names a broken invariant.
     Reported(Result<(), String>),
 }
@@ -303,6 +316,13 @@ impl Shard {
             word_table: LogGammaTable::new(params.beta),
             vocabulary: Arc::clone(vocabulary),
         }
+    }
+
+    /// Samples, evaluates and folds in with another `alpha` from now on.
+    fn set_alpha(&mut self, alpha: f64) {
+        self.priors.alpha = alpha;
+        self.sampler.set_alpha(alpha);
+        self.doc_table = LogGammaTable::new(alpha);
     }
 
     /// The block this worker works on now (model parallel).
@@ -515,6 +535,10 @@ impl Worker<Lda> for Shard {
             Task::Init => self.init(),
             Task::Sample { block, sync } => self.sample(*block, *sync),
             Task::Evaluate => self.evaluate(),
+            Task::OptimizeAlpha => {
+                let (numerator, denominator) = self.docs.alpha_statistics(self.priors.alpha);
+                Partial::AlphaStatistics { numerator, denominator }
+            }
             Task::FoldIn => self.fold_in(),
             Task::Score => self.score(),
             Task::Report { assignments } => self.report(*assignments),
@@ -523,6 +547,9 @@ impl Worker<Lda> for Shard {
 
     fn sync(&mut self, _round: Round, commit: &Commit) {
         let k = self.priors.topics;
+        if let Some(alpha) = commit.alpha {
+            self.set_alpha(alpha);
+        }
         self.totals.clone_from(&commit.totals);
         self.merged_totals.clone_from(&commit.totals);
         if self.mode == Mode::DataParallel {
@@ -570,6 +597,7 @@ impl Worker<Lda> for Shard {
             (&self.own, self.own_applied, self.own_peak),
             &self.rng,
             test,
+            self.priors.alpha,
         ))
     }
 
@@ -584,8 +612,10 @@ impl Worker<Lda> for Shard {
             (Vec<(u32, u32, i32)>, bool, usize),
             Xoshiro256PlusPlus,
             TestState,
+            f64,
         );
-        let (rotations, (topic, by_doc), docs, blocks, (totals, merged_totals), own, rng, test): State = decode(state)?;
+        let (rotations, (topic, by_doc), docs, blocks, (totals, merged_totals), own, rng, test, alpha): State =
+            decode(state)?;
         expect_len("token topics", topic.len(), self.tokens.topic.len())?;
         expect_len("token topics by document", by_doc.len(), self.tokens.by_doc.len())?;
         if !docs.same_shape(&self.docs) {
@@ -612,6 +642,7 @@ impl Worker<Lda> for Shard {
         self.merged_totals = merged_totals;
         (self.own, self.own_applied, self.own_peak) = own;
         self.rng = rng;
+        self.set_alpha(alpha);
         Ok(())
     }
 }

@@ -251,6 +251,27 @@ impl DocTopics {
         rows
     }
 
+    /// These documents' sums of Minka's fixed point for a symmetric `alpha` over `K` topics:
+    /// `sum_d sum_k psi(n_dk + alpha) - psi(alpha)` and `sum_d psi(N_d + K alpha) - psi(K alpha)`,
+    /// each difference of digammas at an integer distance `c` taken exactly as `sum_{i < c} 1 / (base + i)`.
+    pub fn alpha_statistics(&self, alpha: f64) -> (f64, f64) {
+        let (lengths, k) = match self {
+            DocTopics::Dense(d) => (&d.lengths, d.topics),
+            DocTopics::Sparse(s) => (&s.lengths, s.topics),
+        };
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+        let counts = crate::eval::inverse_rising_sums(alpha, longest);
+        let totals = crate::eval::inverse_rising_sums(k as f64 * alpha, longest);
+        let numerator: f64 = match self {
+            DocTopics::Dense(d) => d.counts.iter().map(|&c| counts[c as usize]).sum(),
+            DocTopics::Sparse(s) => {
+                (0..s.lengths.len()).flat_map(|d| s.pairs(d).iter().map(|&[_, c]| counts[c as usize])).sum()
+            }
+        };
+        let denominator = lengths.iter().map(|&n| totals[n as usize]).sum();
+        (numerator, denominator)
+    }
+
     /// The documents' part of the joint log-likelihood, as [`crate::eval::document_part`] computes it from dense rows.
     pub fn log_likelihood_part(&self, alpha: f64, table: &crate::eval::LogGammaTable) -> f64 {
         match self {
@@ -352,6 +373,11 @@ pub struct Sampler {
 }
 
 impl Sampler {
+    /// Samples with another `alpha` from now on.
+    pub fn set_alpha(&mut self, alpha: f64) {
+        self.priors.alpha = alpha;
+    }
+
     /// A sampler for `priors`, with `mh_steps` proposals per token for the alias kernel.
     pub fn new(priors: Priors, mh_steps: usize) -> Self {
         let k = priors.topics;

@@ -527,6 +527,11 @@ pub struct LdaTrainArgs {
     /// Document-topic prior per topic [default: 50 / K].
     #[arg(long, value_name = "A", allow_negative_numbers = true)]
     pub alpha: Option<f64>,
+    /// Re-estimate the symmetric alpha every N iterations by one step of Minka's fixed point
+    /// (as tomotopy's optim_interval, for a symmetric prior; --alpha is its start), or keep it
+    /// fixed (off).
+    #[arg(long, value_name = "N|off", default_value = "10")]
+    pub optimize_alpha: String,
     /// Topic-word prior.
     #[arg(long, value_name = "B", default_value_t = 0.01, allow_negative_numbers = true)]
     pub beta: f64,

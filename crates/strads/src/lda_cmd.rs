@@ -137,6 +137,10 @@ struct Summary {
     vocabulary: usize,
     topics: usize,
     alpha: f64,
+    /// Iterations between two re-estimations of `alpha`, if it was re-estimated.
+    optimize_alpha: Option<u64>,
+    /// `alpha` before the first re-estimation.
+    initial_alpha: f64,
     beta: f64,
     iterations: u64,
     seconds: f64,
@@ -188,6 +192,17 @@ fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
         seed: args.seed,
         verify: false,
         keep_assignments: false,
+        optimize_alpha: match args.optimize_alpha.as_str() {
+            "off" => None,
+            text => match text.parse::<u64>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => {
+                    return Err(Failure::input(format!(
+                        "--optimize-alpha must be a positive number of iterations or off, got '{text}'"
+                    )));
+                }
+            },
+        },
     };
     params.check(args.workers).map_err(Failure::input)
 }
@@ -282,6 +297,8 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         vocabulary: corpus.vocabulary_size(),
         topics: fit.topics,
         alpha: fit.alpha,
+        optimize_alpha: checked.optimize_alpha,
+        initial_alpha: checked.alpha,
         beta: fit.beta,
         iterations: fit.iterations,
         seconds: fit.seconds,

@@ -80,6 +80,10 @@ fn train_writes_the_model_and_infer_reads_it() {
         assert!(summary.get(key).is_some_and(|v| !v.is_null()), "summary.json lacks {key}");
     }
     assert_eq!(summary["documents"], 39);
+    // alpha is re-estimated every 10 iterations by default, from --alpha.
+    assert_eq!(summary["optimize_alpha"], 10);
+    assert_eq!(summary["initial_alpha"], 0.1);
+    assert!(summary["alpha"].as_f64().is_some_and(|a| a > 0.0 && a != 0.1), "{}", summary["alpha"]);
     assert_eq!(summary["skipped_empty_documents"], 1);
     // The default sampler is chosen from the corpus: short documents take SparseLDA.
     assert_eq!(summary["sampler_chosen"], "auto");
@@ -117,6 +121,8 @@ fn train_writes_the_model_and_infer_reads_it() {
     let run = strads(&again);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(!sparse_only.join("doc_topic.npy").exists(), "a dense doc_topic.npy was written unasked");
+    let zero = strads(&["lda", "--data", path(&text), "--optimize-alpha", "0", "--out", path(&dir.path().join("z"))]);
+    assert!(!zero.status.success() && stderr(&zero).contains("--optimize-alpha"), "{}", stderr(&zero));
     assert_eq!(std::fs::read_to_string(sparse_only.join("doc_topic.csv")).unwrap(), sparse);
 
     // Inference puts a fruit document and a rocket document in different topics.
