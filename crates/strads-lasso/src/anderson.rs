@@ -32,6 +32,18 @@ pub fn coefficients(snapshots: &[Vec<f64>]) -> Option<Vec<f64>> {
     c.iter().all(|v| v.is_finite()).then_some(c)
 }
 
+/// The extrapolated point `sum_k c_k w_k` of [`coefficients`], or `None` when they are undefined.
+pub fn extrapolated(snapshots: &[Vec<f64>]) -> Option<Vec<f64>> {
+    let c = coefficients(snapshots)?;
+    let mut point = vec![0.0; snapshots[0].len()];
+    for (ck, snapshot) in c.iter().zip(&snapshots[1..]) {
+        for (a, s) in point.iter_mut().zip(snapshot) {
+            *a += ck * s;
+        }
+    }
+    Some(point)
+}
+
 /// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when `a` is singular.
 fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();

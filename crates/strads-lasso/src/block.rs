@@ -677,13 +677,7 @@ impl GapContext<'_> {
         (q2, v2): &mut (Vec<f64>, Vec<f64>),
         spec: SolveSpec,
     ) {
-        let Some(c) = crate::anderson::coefficients(snapshots) else { return };
-        let mut candidate = vec![0.0; d.len()];
-        for (ck, snapshot) in c.iter().zip(&snapshots[1..]) {
-            for (a, s) in candidate.iter_mut().zip(snapshot) {
-                *a += ck * s;
-            }
-        }
+        let Some(candidate) = crate::anderson::extrapolated(snapshots) else { return };
         q2.copy_from_slice(q);
         v2.copy_from_slice(v);
         for (k, &j) in coords.iter().enumerate() {
@@ -731,13 +725,7 @@ fn extrapolate(
     alpha: f64,
     ridge: f64,
 ) {
-    let Some(c) = crate::anderson::coefficients(snapshots) else { return };
-    let mut candidate = vec![0.0; b.len()];
-    for (ck, snapshot) in c.iter().zip(&snapshots[1..]) {
-        for (a, s) in candidate.iter_mut().zip(snapshot) {
-            *a += ck * s;
-        }
-    }
+    let Some(candidate) = crate::anderson::extrapolated(snapshots) else { return };
     scratch.clone_from(r);
     for (k, &j) in coords.iter().enumerate() {
         let d = candidate[k] - b[k];
