@@ -616,34 +616,9 @@ impl GapContext<'_> {
             }
             touched.clear();
             touched.extend((0..n).filter(|&i| q[i] != 0.0));
-            let penalty = |t: f64| -> f64 {
-                b.iter()
-                    .zip(&d)
-                    .map(|(&b, &d)| {
-                        let m = b + t * d;
-                        alpha * (m.abs() - b.abs()) + 0.5 * ridge * (m * m - b * b)
-                    })
-                    .sum()
-            };
-            let slope: f64 = -touched.iter().map(|&i| u[i] * q[i]).sum::<f64>();
-            let predicted = slope + penalty(1.0);
-            // Row by row, `log(1 + e^(a + s)) - log(1 + e^a) = ln_1p(sigma(a) expm1(s))` with
-            // `sigma(-y z) = p = y u`: no cancellation, however short the step.
-            let loss_change =
-                |t: f64| -> f64 { touched.iter().map(|&i| (y[i] * u[i] * (-y[i] * t * q[i]).exp_m1()).ln_1p()).sum() };
-            let mut t = 1.0;
-            let mut change = loss_change(t) + penalty(t);
-            let mut halvings = 0;
-            // Armijo's test, false on NaN.
-            let sufficient = |change: f64, t: f64| change <= ARMIJO * t * predicted;
-            while !sufficient(change, t) && halvings < LINE_SEARCH_HALVINGS {
-                t *= 0.5;
-                halvings += 1;
-                change = loss_change(t) + penalty(t);
-            }
-            if change.is_nan() || change >= 0.0 {
+            let Some((t, change)) = armijo(y, u, &q, &touched, b, &d, alpha, ridge) else {
                 return (updates, passes, true);
-            }
+            };
             for (bk, dk) in b.iter_mut().zip(&d) {
                 *bk += t * dk;
             }
@@ -708,6 +683,49 @@ impl GapContext<'_> {
             d.copy_from_slice(&candidate);
         }
     }
+}
+
+/// The backtracking (Armijo) line search of a proximal Newton step `d` (margin change `q`, nonzero
+/// on the rows `touched`) from coefficients `b`: the first of `t = 1, 1/2, 1/4, ...` whose change of
+/// the true objective is at most [`ARMIJO`] `t` times the first-order prediction, as `(t, change)`;
+/// `None` when no step lowers the objective (in rounding, or after [`LINE_SEARCH_HALVINGS`]).
+#[allow(clippy::too_many_arguments)]
+fn armijo(
+    y: &[f64],
+    u: &[f64],
+    q: &[f64],
+    touched: &[usize],
+    b: &[f64],
+    d: &[f64],
+    alpha: f64,
+    ridge: f64,
+) -> Option<(f64, f64)> {
+    let penalty = |t: f64| -> f64 {
+        b.iter()
+            .zip(d)
+            .map(|(&b, &d)| {
+                let m = b + t * d;
+                alpha * (m.abs() - b.abs()) + 0.5 * ridge * (m * m - b * b)
+            })
+            .sum()
+    };
+    let slope: f64 = -touched.iter().map(|&i| u[i] * q[i]).sum::<f64>();
+    let predicted = slope + penalty(1.0);
+    // Row by row, `log(1 + e^(a + s)) - log(1 + e^a) = ln_1p(sigma(a) expm1(s))` with
+    // `sigma(-y z) = p = y u`: no cancellation, however short the step.
+    let loss_change =
+        |t: f64| -> f64 { touched.iter().map(|&i| (y[i] * u[i] * (-y[i] * t * q[i]).exp_m1()).ln_1p()).sum() };
+    let mut t = 1.0;
+    let mut change = loss_change(t) + penalty(t);
+    let mut halvings = 0;
+    // Armijo's test, false on NaN.
+    let sufficient = |change: f64, t: f64| change <= ARMIJO * t * predicted;
+    while !sufficient(change, t) && halvings < LINE_SEARCH_HALVINGS {
+        t *= 0.5;
+        halvings += 1;
+        change = loss_change(t) + penalty(t);
+    }
+    (change < 0.0).then_some((t, change))
 }
 
 /// Anderson extrapolation of a group's passes (squared loss): the combination of the snapshots
