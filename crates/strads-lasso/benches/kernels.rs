@@ -94,7 +94,8 @@ fn main() {
     let epochs = 20;
     let spec =
         SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 0, bound: false };
-    let task = Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false });
+    let task =
+        Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });
     let ns = time(columns.nnz() as u64 * u64::from(epochs), || {
         black_box(worker.push(Round { index: 1, synced: 0 }, &task));
     });
@@ -109,7 +110,8 @@ fn main() {
     let lambda_max = columns.transpose_mul(&half).iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let spec =
         SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 5, bound: false };
-    let task = Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false });
+    let task =
+        Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });
     let round = Round { index: 1, synced: 0 };
     let Partial::Solved(solved) = worker.push(round, &task) else { unreachable!("a solve task gets a solve") };
     let ns = time(columns.nnz() as u64 * u64::from(solved.epochs), || {

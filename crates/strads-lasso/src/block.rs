@@ -303,7 +303,9 @@ impl LassoWorker {
         } else {
             0.0
         };
-        let mut stuck = true;
+        // Whether the cyclic passes below solve the group: the squared loss, the bound step, and a
+        // proximal Newton step that rounding stopped (single-coordinate steps always make progress).
+        let mut cyclic = true;
         if loss == Loss::Logistic && !spec.bound {
             let context = GapContext { x, y, col_sum, offset, alpha: spec.alpha, ridge: spec.ridge, outside_sq };
             let newton = context.prox_newton(
@@ -313,11 +315,9 @@ impl LassoWorker {
                 (&mut block.local, &mut block.local_u, &mut block.local_w),
                 spec,
             );
-            (updates, epochs, stuck) = newton;
+            (updates, epochs, cyclic) = newton;
         }
-        // The cyclic passes of exact Newton steps in their trust region: the squared loss, the
-        // bound step, and a proximal Newton step that rounding stopped (it always makes progress).
-        let cyclic_epochs = if stuck { spec.max_epochs.max(1) } else { 0 };
+        let cyclic_epochs = if cyclic { spec.max_epochs.max(1) } else { 0 };
         for epoch in 1..=cyclic_epochs {
             epochs = epoch;
             let mut decrease = 0.0;
@@ -411,21 +411,23 @@ impl LassoWorker {
         let (mut dr, mut slope, mut curvature) = (vec![], 0.0, vec![]);
         if task.dense && !deltas.is_empty() {
             dr = block.local.iter().zip(&self.r).map(|(l, r)| l - r).collect();
-            slope = match loss {
-                Loss::Squared => self.r.iter().zip(&dr).map(|(r, d)| (r - offset) * d).sum(),
-                Loss::Logistic => -self.u.iter().zip(&dr).map(|(u, d)| u * d).sum::<f64>(),
-            };
+            if task.split {
+                slope = match loss {
+                    Loss::Squared => self.r.iter().zip(&dr).map(|(r, d)| (r - offset) * d).sum(),
+                    Loss::Logistic => -self.u.iter().zip(&dr).map(|(u, d)| u * d).sum::<f64>(),
+                };
+            }
         }
-        if task.dense && loss == Loss::Logistic && block.index == 0 {
+        if task.split && loss == Loss::Logistic && block.index == 0 {
             curvature.clone_from(&self.w);
         }
-        let penalty = |b: &[f64]| b.iter().map(|v| spec.alpha * v.abs() + 0.5 * spec.ridge * v * v).sum::<f64>();
+        let penalty = |b: &[f64]| b.iter().map(|&v| penalty_term(spec.alpha, spec.ridge, v)).sum::<f64>();
         let data_term = |r: &[f64]| match loss {
             Loss::Squared => 0.5 * r.iter().map(|v| (v - offset) * (v - offset)).sum::<f64>(),
             Loss::Logistic => y.iter().zip(r).map(|(y, z)| crate::program::log1p_exp(-y * (z + offset))).sum(),
         };
-        // What the aggregator weighs a split round by; one worker's round needs no weighing.
-        let gain = if deltas.is_empty() || !task.dense {
+        // What the aggregator weighs a split round by; one group's round needs no weighing.
+        let gain = if deltas.is_empty() || !(task.dense && task.split) {
             0.0
         } else {
             data_term(&self.r) + penalty(&start) - data_term(&block.local) - penalty(&b)
@@ -518,6 +520,11 @@ impl GapContext<'_> {
             }
         }
     }
+}
+
+/// One coefficient's elastic-net penalty, `alpha |b| + ridge b^2 / 2` (unscaled weights).
+fn penalty_term(alpha: f64, ridge: f64, b: f64) -> f64 {
+    alpha * b.abs() + 0.5 * ridge * b * b
 }
 
 /// Most halvings of a proximal Newton step before the group's solve gives up (the step is then
@@ -666,14 +673,7 @@ impl GapContext<'_> {
         }
         let model = |q: &[f64], d: &[f64]| -> f64 {
             let data: f64 = q.iter().zip(u).zip(w).map(|((q, u), w)| q * (0.5 * w * q - u)).sum();
-            let penalty: f64 = b
-                .iter()
-                .zip(d)
-                .map(|(b, d)| {
-                    let m = b + d;
-                    spec.alpha * m.abs() + 0.5 * spec.ridge * m * m
-                })
-                .sum();
+            let penalty: f64 = b.iter().zip(d).map(|(b, d)| penalty_term(spec.alpha, spec.ridge, b + d)).sum();
             data + penalty
         };
         let new = model(q2, &candidate);
@@ -700,6 +700,7 @@ fn armijo(
     alpha: f64,
     ridge: f64,
 ) -> Option<(f64, f64)> {
+    // The change of the penalty, in the difference form (no cancellation of two penalties).
     let penalty = |t: f64| -> f64 {
         b.iter()
             .zip(d)
@@ -753,7 +754,7 @@ fn extrapolate(
     }
     let objective = |r: &[f64], b: &[f64]| {
         0.5 * r.iter().map(|r| (r - offset) * (r - offset)).sum::<f64>()
-            + b.iter().map(|b| alpha * b.abs() + 0.5 * ridge * b * b).sum::<f64>()
+            + b.iter().map(|&b| penalty_term(alpha, ridge, b)).sum::<f64>()
     };
     let new = objective(scratch, &candidate);
     if new.is_finite() && new < objective(r, b) {

@@ -65,6 +65,9 @@ pub struct SolveTask {
     pub spec: SolveSpec,
     /// Return the residual change as a dense vector (more than one worker holds a residual).
     pub dense: bool,
+    /// Several groups move in this round: return what the aggregator weighs them by (the slope,
+    /// the curvatures and the gain). A round with one group takes the step 1 and needs none of it.
+    pub split: bool,
 }
 
 /// How far a block-mode round solves its subproblem, as the aggregator sets it at each gap check.

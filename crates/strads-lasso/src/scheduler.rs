@@ -356,12 +356,14 @@ impl<'a> LassoScheduler<'a> {
             return None;
         }
         let dense = *workers > 1;
+        let split = groups.iter().filter(|g| !g.is_empty()).count() > 1;
         let mut spec = *spec;
-        if !*proven && groups.iter().filter(|g| !g.is_empty()).count() > 1 {
+        if !*proven && split {
             // A first split round is a probe: a few passes tell whether the groups fight.
             spec.max_epochs = spec.max_epochs.min(crate::block::GAP_EPOCHS);
         }
-        Some(groups.iter().map(|coords| Task::Solve(SolveTask { coords: coords.clone(), spec, dense })).collect())
+        let task = |coords: &Vec<u32>| Task::Solve(SolveTask { coords: coords.clone(), spec, dense, split });
+        Some(groups.iter().map(task).collect())
     }
 
     /// Removes a coordinate for good (screened out, or a column of zeros).
