@@ -230,9 +230,9 @@ pub fn fit_checkpointed<L: Launcher>(
     }
     let trace = scheduler.trace().to_vec();
     let alphas = scheduler.alphas().to_vec();
+    let alpha = alphas.last().map_or(params.alpha, |&(_, alpha)| alpha);
     let iterations = scheduler.iterations();
     let seconds = scheduler.training_seconds();
-    let alpha = aggregator.alpha();
     let counts = aggregator
         .into_gathered()
         .ok_or_else(|| LdaError::Data("the run ended before the model was gathered".into()))?;

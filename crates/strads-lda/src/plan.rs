@@ -320,11 +320,6 @@ impl LdaAggregator {
         LdaAggregator { params, vocabulary, documents, tokens, totals: vec![0; k], alpha, gathered: None }
     }
 
-    /// The `alpha` sampled with last: the given one, or its last re-estimation.
-    pub fn alpha(&self) -> f64 {
-        self.alpha
-    }
-
     /// The model gathered by the last report.
     pub fn into_gathered(self) -> Option<Gathered> {
         self.gathered

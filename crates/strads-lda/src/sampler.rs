@@ -255,9 +255,10 @@ impl DocTopics {
     /// `sum_d sum_k psi(n_dk + alpha) - psi(alpha)` and `sum_d psi(N_d + K alpha) - psi(K alpha)`,
     /// each difference of digammas at an integer distance `c` taken exactly as `sum_{i < c} 1 / (base + i)`.
     pub fn alpha_statistics(&self, alpha: f64) -> (f64, f64) {
-        let (lengths, k) = match self {
-            DocTopics::Dense(d) => (&d.lengths, d.topics),
-            DocTopics::Sparse(s) => (&s.lengths, s.topics),
+        let lengths = self.lengths();
+        let k = match self {
+            DocTopics::Dense(d) => d.topics,
+            DocTopics::Sparse(s) => s.topics,
         };
         let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
         let counts = crate::eval::inverse_rising_sums(alpha, longest);
