@@ -117,27 +117,13 @@ impl Settings {
         };
         params.warmup_rounds = args.warmup_rounds;
         params.screening = args.screening.map(|s| s == Switch::On);
-        params.anderson = match args.anderson.as_deref() {
-            None => None,
-            Some("off") => Some(0),
-            Some(text) => match text.parse::<usize>() {
-                Ok(k) if k > 0 => Some(k),
-                _ => return Err(Failure::input(format!("--anderson must be a positive number or off, got '{text}'"))),
-            },
+        // Given as off: `Some(0)`; not given: `None` (the scheduler's default).
+        let given = |flag: &str, text: Option<&str>| -> Result<Option<usize>, Failure> {
+            Ok(text.map(|t| count_or_off(flag, t)).transpose()?.map(|n| n.unwrap_or(0)))
         };
+        params.anderson = given("--anderson", args.anderson.as_deref())?;
         params.split_min = args.split_min;
-        params.working_set = match args.working_set.as_deref() {
-            None => None,
-            Some("off") => Some(0),
-            Some(text) => match text.parse::<usize>() {
-                Ok(size) if size > 0 => Some(size),
-                _ => {
-                    return Err(Failure::input(format!(
-                        "--working-set must be a positive number or off, got '{text}'"
-                    )));
-                }
-            },
-        };
+        params.working_set = given("--working-set", args.working_set.as_deref())?;
         params.tol = args.tol;
         params.coef_tol = args.coef_tol;
         params.max_rounds = args.max_rounds;
@@ -152,6 +138,18 @@ impl Settings {
         params.max_memory = parse_memory(&args.max_memory)?;
         let params = params.check()?;
         Ok(Settings { load: load_options(&args.data), params, workers: args.workers })
+    }
+}
+
+/// A `N|off` flag's value: `None` for off, else a positive count; anything else is refused with
+/// the flag's name.
+pub fn count_or_off(flag: &str, text: &str) -> Result<Option<usize>, Failure> {
+    match text {
+        "off" => Ok(None),
+        _ => match text.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(Failure::input(format!("{flag} must be a positive number or off, got '{text}'"))),
+        },
     }
 }
 

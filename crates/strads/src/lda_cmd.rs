@@ -192,17 +192,7 @@ fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
         seed: args.seed,
         verify: false,
         keep_assignments: false,
-        optimize_alpha: match args.optimize_alpha.as_str() {
-            "off" => None,
-            text => match text.parse::<u64>() {
-                Ok(n) if n > 0 => Some(n),
-                _ => {
-                    return Err(Failure::input(format!(
-                        "--optimize-alpha must be a positive number of iterations or off, got '{text}'"
-                    )));
-                }
-            },
-        },
+        optimize_alpha: crate::lasso_cmd::count_or_off("--optimize-alpha", &args.optimize_alpha)?.map(|n| n as u64),
     };
     params.check(args.workers).map_err(Failure::input)
 }
