@@ -61,6 +61,11 @@ pub fn default_split_min(rows: usize, loss: Loss) -> u64 {
     }
 }
 
+/// Passes of a probe, the first split round at a `lambda`: one pass shows whether the groups'
+/// changes fight (news20's groups keep 0.55 of their gains after one pass and 0.57 after five),
+/// and a dropped probe then costs one pass of half the working set.
+pub const PROBE_EPOCHS: u32 = 1;
+
 /// A split round into `m` groups whose combined step lowers the objective by less than
 /// `min(0.75, 1.5 / m)` of what the groups' own changes would (their changes fight: the groups
 /// are coupled, and `m` workers would not gain half again over one) is dropped, and one worker
@@ -278,6 +283,7 @@ impl LassoWorker {
                 updates: 0,
                 gain: 0.0,
                 epochs: 0,
+                settled: true,
             };
         };
         let (x, y, col_sum) = (&*self.x, &self.y, &self.col_sum);
@@ -306,6 +312,8 @@ impl LassoWorker {
         // Whether the cyclic passes below solve the group: the squared loss, the bound step, and a
         // proximal Newton step that rounding stopped (single-coordinate steps always make progress).
         let mut cyclic = true;
+        // Whether the passes stopped at the target (not at `spec.max_epochs`).
+        let mut met = false;
         if loss == Loss::Logistic && !spec.bound {
             let context = GapContext { x, y, col_sum, offset, alpha: spec.alpha, ridge: spec.ridge, outside_sq };
             let newton = context.prox_newton(
@@ -316,6 +324,7 @@ impl LassoWorker {
                 spec,
             );
             (updates, epochs, cyclic) = newton;
+            met = !cyclic && epochs < spec.max_epochs.max(1);
         }
         let cyclic_epochs = if cyclic { spec.max_epochs.max(1) } else { 0 };
         for epoch in 1..=cyclic_epochs {
@@ -399,6 +408,7 @@ impl LassoWorker {
                 decrease <= DECREASE_FRACTION * spec.target
             };
             if stop {
+                met = true;
                 break;
             }
         }
@@ -432,7 +442,8 @@ impl LassoWorker {
         } else {
             data_term(&self.r) + penalty(&start) - data_term(&block.local) - penalty(&b)
         };
-        Solved { deltas, dr, slope, curvature, updates, gain, epochs }
+        let settled = met && epochs <= GAP_EPOCHS;
+        Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled }
     }
 
     /// Moves the residual by a block round's step (see [`crate::program::Commit::solve`]).

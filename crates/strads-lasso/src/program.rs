@@ -105,6 +105,9 @@ pub struct Solved {
     pub gain: f64,
     /// Passes made over the group.
     pub epochs: u32,
+    /// Whether the passes reached the group's target by its first gap check (and did not stop at
+    /// the round's cap on passes, as a probe round's do).
+    pub settled: bool,
 }
 
 /// Column statistics of one shard.
@@ -1139,7 +1142,7 @@ impl<'o> LassoAggregator<'o> {
             }
             groups += 1;
             gains += s.gain;
-            settled &= s.epochs <= crate::block::GAP_EPOCHS;
+            settled &= s.settled;
             moves.extend(s.deltas);
             slope += s.slope;
             if dr.is_empty() {

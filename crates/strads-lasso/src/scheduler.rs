@@ -359,8 +359,8 @@ impl<'a> LassoScheduler<'a> {
         let split = groups.iter().filter(|g| !g.is_empty()).count() > 1;
         let mut spec = *spec;
         if !*proven && split {
-            // A first split round is a probe: a few passes tell whether the groups fight.
-            spec.max_epochs = spec.max_epochs.min(crate::block::GAP_EPOCHS);
+            // A first split round is a probe: one pass tells whether the groups fight.
+            spec.max_epochs = spec.max_epochs.min(crate::block::PROBE_EPOCHS);
         }
         let task = |coords: &Vec<u32>| Task::Solve(SolveTask { coords: coords.clone(), spec, dense, split });
         Some(groups.iter().map(task).collect())

@@ -157,7 +157,14 @@ fn block_rounds_split_between_workers_and_reach_the_optimum() {
             if workers == 1 {
                 assert_eq!((model.split_rounds, model.dropped_rounds), (0, 0), "{label}");
             } else if weak {
-                assert!(model.split_rounds > 0, "{label}: {} dropped", model.dropped_rounds);
+                // The probe is kept, and the rounds after it split too (a probe stops at its pass
+                // cap, which does not make its groups settled).
+                assert!(
+                    model.split_rounds > 1,
+                    "{label}: {} kept, {} dropped",
+                    model.split_rounds,
+                    model.dropped_rounds
+                );
             }
         }
     }
