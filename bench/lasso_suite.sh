@@ -6,18 +6,20 @@
 # sparse), digits (scikit-learn's bundled 8x8 digits, real and dense), and generated problems.
 # Writes bench/results/lasso-suite-DATE.md.
 #
-# Usage: bench/lasso_suite.sh [--repeat N] [--quick] [--logistic-only]
-#   --quick: news20, gen-1k and digits only; --logistic-only: the logistic table only
+# Usage: bench/lasso_suite.sh [--repeat N] [--quick] [--logistic-only | --lasso-only]
+#   --quick: news20, gen-1k and digits only; --logistic-only, --lasso-only: that table only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=3
 quick=0
 logistic_only=0
+lasso_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) repeat=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --logistic-only) logistic_only=1; shift ;;
+    --lasso-only) lasso_only=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,17 +58,20 @@ else
             --logistic gen-1k=bench/data/gen-1k-classes.svm --logistic tall=bench/data/gen-tall-classes.svm
             --logistic digits=bench/data/digits-classes.svm)
 fi
-if [ "$logistic_only" = 1 ]; then
-  kept=()
+keep() { # keep FLAG: only the problems given with FLAG (--logistic or --problem)
+  local kept=() k
   for ((k = 0; k < ${#problems[@]}; k += 2)); do
-    [ "${problems[k]}" = --logistic ] && kept+=("${problems[k]}" "${problems[k + 1]}")
+    [ "${problems[k]}" = "$1" ] && kept+=("${problems[k]}" "${problems[k + 1]}")
   done
   problems=("${kept[@]}")
-fi
+}
+[ "$logistic_only" = 1 ] && keep --logistic
+[ "$lasso_only" = 1 ] && keep --problem
 mkdir -p bench/results
 out="bench/results/lasso-suite-$(date +%Y-%m-%d).md"
 command="bench/lasso_suite.sh --repeat $repeat"
 [ "$quick" = 1 ] && command="$command --quick"
 [ "$logistic_only" = 1 ] && command="$command --logistic-only" && out="${out%.md}-logistic.md"
+[ "$lasso_only" = 1 ] && command="$command --lasso-only" && out="${out%.md}-lasso.md"
 "$VENV/bin/python" bench/lasso_suite.py --strads target/release/strads "${problems[@]}" --repeat "$repeat" \
   --out "$out" --command "$command"

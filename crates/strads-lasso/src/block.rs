@@ -41,25 +41,16 @@ const ALL_PAIRS_UP_TO: usize = 3000;
 /// Neighbours compared in sketch order for larger working sets.
 const WINDOW: usize = 48;
 
-/// A working set is split between workers only when one pass over it visits at least this many
-/// nonzeros (and at least `INLINE_ROWS_FACTOR` per row): below it, the split's merge and line
-/// search cost more than the parallel passes save, and one worker solves it inline.
-pub const SPLIT_MIN_NNZ: u64 = 100_000;
-
-/// See [`SPLIT_MIN_NNZ`].
-pub const INLINE_ROWS_FACTOR: u64 = 8;
-
-/// The default of `split_min` for `rows` rows: `max(SPLIT_MIN_NNZ, INLINE_ROWS_FACTOR rows)`
-/// (a split round moves two dense vectors of `rows` values per worker) for the squared loss, and
-/// never for the logistic loss: there one worker's proximal Newton steps on the whole working set
-/// beat block-Jacobi rounds over groups on every problem of the suite (the merged step of two
-/// groups was dropped as coupled in each, so the split only cost its probe and the grouping).
-pub fn default_split_min(rows: usize, loss: Loss) -> u64 {
-    match loss {
-        Loss::Squared => SPLIT_MIN_NNZ.max(INLINE_ROWS_FACTOR * rows as u64),
-        Loss::Logistic => u64::MAX,
-    }
-}
+/// The default of `split_min`: never split, for either loss. One worker solves each working set
+/// and every worker shares the gap checks. On the suite's problems (bench/results/
+/// lasso-suite-2026-12-07.md) one worker's passes over the whole working set beat block-Jacobi
+/// rounds over two groups in wall time on every problem of 1M nonzeros or more: on news20 the
+/// groups fight (a probe keeps 0.55 of their gains) and the probe is lost; on the tall and
+/// generated problems kept split rounds need more passes in all (28% more updates on the tall
+/// problem at lambda_max/1000) and two workers took 1.10x and 1.51x of one worker's time where
+/// the inline solve took 0.92x and 1.03x. `--split-min N` still splits working sets whose pass
+/// visits at least `N` nonzeros.
+pub const SPLIT_NEVER: u64 = u64::MAX;
 
 /// Passes of a probe, the first split round at a `lambda`: one pass shows whether the groups'
 /// changes fight (news20's groups keep 0.55 of their gains after one pass and 0.57 after five),
@@ -93,13 +84,13 @@ pub struct Grouper {
 
 impl Grouper {
     /// A grouper over the columns `x`; `seed` draws the sketch's signs; working sets whose pass
-    /// visits fewer than `split_min` nonzeros (default: the squared loss' [`default_split_min`])
-    /// go whole to the first worker.
+    /// visits fewer than `split_min` nonzeros (default: [`SPLIT_NEVER`]) go whole to the first
+    /// worker.
     pub fn new(x: Arc<Columns>, seed: u64, split_min: Option<u64>) -> Self {
         // The same rows for every column: `kept_rows / 2^32` of them.
         let kept_rows = ((SKETCH_ROWS as f64 / x.rows().max(1) as f64).min(1.0) * (1u64 << 32) as f64) as u64;
         let row_signs = (0..x.rows() as u64).map(|i| splitmix(seed ^ splitmix(i))).collect();
-        let split_min = split_min.unwrap_or_else(|| default_split_min(x.rows(), Loss::Squared));
+        let split_min = split_min.unwrap_or(SPLIT_NEVER);
         Grouper {
             x,
             kept_rows,
@@ -876,9 +867,9 @@ mod tests {
             }
         }
         let x = Arc::new(Columns::Dense(DenseColumns { rows, cols: 4 * blocks, data }));
-        let mut grouper = Grouper::new(x, 3, None);
+        let mut grouper = Grouper::new(x.clone(), 3, Some(20 * rows as u64));
         let coords: Vec<u32> = (0..40).collect();
-        let col_nnz = vec![rows as u64 * 10; 40];
+        let col_nnz = vec![rows as u64; 40];
         let groups = grouper.groups(&coords, &col_nnz, 2);
         assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 40);
         assert_eq!(groups[0].len(), 20, "{groups:?}");
@@ -887,8 +878,10 @@ mod tests {
                 assert!(g.contains(&(j / 4 * 4)), "column {j} is apart from its block: {groups:?}");
             }
         }
-        // Too little work to split: everything on the first worker.
-        let small = grouper.groups(&coords, &vec![1; 40], 2);
+        // Too little work to split: everything on the first worker; so by default.
+        let small = grouper.groups(&coords, &vec![rows as u64 / 4; 40], 2);
         assert_eq!((small[0].len(), small[1].len()), (40, 0));
+        let never = Grouper::new(x, 3, None).groups(&coords, &col_nnz, 2);
+        assert_eq!((never[0].len(), never[1].len()), (40, 0));
     }
 }

@@ -105,9 +105,9 @@ pub struct LassoFit {
     pub set_size: usize,
     /// Candidates drawn per round (`L'`).
     pub candidates: usize,
-    /// Block: the nonzeros per pass below which one worker solved the working set (chosen from
-    /// the data's rows unless given).
-    pub split_min: u64,
+    /// Block: the nonzeros per pass below which one worker solved the working set, as given
+    /// (`None`, the default: never split).
+    pub split_min: Option<u64>,
     /// Block: rounds whose working set was split between workers and whose step was kept.
     pub split_rounds: u64,
     /// Block: split rounds dropped because the groups' changes fought (one worker solved on).
@@ -177,7 +177,7 @@ pub fn fit_checkpointed<L: Launcher>(
     let ranges = balanced_ranges(&data.row_weights(), workers);
     let whole = data.whole();
     let block = raw.scheduler == SchedulerKind::Block;
-    let split_min = raw.split_min.unwrap_or_else(|| crate::block::default_split_min(rows, raw.loss));
+    let split_min = raw.split_min.unwrap_or(crate::block::SPLIT_NEVER);
     // Block mode: every worker reads every column, shared in memory; so does the grouper.
     let shared = match (block, whole) {
         (true, Some(whole)) => {
@@ -280,7 +280,7 @@ pub fn fit_checkpointed<L: Launcher>(
         workers,
         set_size: params.set_size(workers),
         candidates: params.candidates(workers),
-        split_min,
+        split_min: raw.split_min,
         split_rounds: aggregator.split_rounds,
         dropped_rounds: aggregator.dropped_rounds,
     }))

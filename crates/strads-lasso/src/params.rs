@@ -17,7 +17,7 @@
 //! | `warmup_rounds` | `ceil(3 p / L)`, 0 with a working set | rounds of uniform sampling before priorities | `>= 0` |
 //! | `screening` | on for block and dynamic, off otherwise | gap-safe screening: coordinates proven zero get priority 0 (logistic loss: with l1-ratio 1 and no intercept only) | |
 //! | `working_set` | 100 for block and dynamic, off otherwise | working sets: only the coordinates closest to their optimality bound (at least this many, and twice the nonzeros) get a priority above 0 until the next gap check | `>= 1` |
-//! | `split_min` | `max(100000, 8 n)`; never for the logistic loss | block: a working set whose pass visits fewer nonzeros is solved by one worker (splitting it would cost more than it saves); 0 always splits | `>= 0` |
+//! | `split_min` | never | block: a working set whose pass visits fewer nonzeros is solved by one worker (by default every working set is: splitting was slower on every problem of the suite); 0 always splits | `>= 0` |
 //! | `tol` | 1e-6 | stop when the relative duality gap is at most this | `>= 0` |
 //! | `coef_tol` | none | also stop when no coefficient moved more than `coef_tol x max |beta|` between two gap checks | `>= 0` |
 //! | `path` | none | solve for this many `lambda` values, geometric from `lambda_max` down to `lambda`, each from the previous solution | `>= 2` |
@@ -190,7 +190,7 @@ pub struct LassoParams {
     /// Anderson extrapolation memory `K`, or `None` (or `Some(0)`) for none.
     pub anderson: Option<usize>,
     /// Block: nonzeros per pass below which one worker solves the working set, or `None` for
-    /// `max(100000, 8 n)` (the squared loss) and never (the logistic loss).
+    /// never (one worker solves every working set; the others share the gap checks).
     pub split_min: Option<u64>,
     /// A regularization path of this many `lambda` values, ending at `lambda`.
     pub path: Option<usize>,

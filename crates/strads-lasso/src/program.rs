@@ -666,6 +666,12 @@ pub struct AggregatorSettings {
 /// fraction of the last duality gap (celer solves its working sets to 0.3 of the outer gap).
 const SOLVE_TARGET: f64 = 0.3;
 
+/// Block mode: a round's passes need not bring a group's gap below this fraction of the gap at
+/// which the run stops (`tol x` the primal): solving the working set further cannot stop the run
+/// sooner. Without it, a last round started just above the stopping gap solved to 0.3 of it, and
+/// where the round's gap check fell decided whether that took 1 or 5 rounds' worth of passes.
+const STOP_FRACTION: f64 = 0.5;
+
 /// Block mode: most passes over a group in one round.
 const SOLVE_MAX_EPOCHS: u32 = 200;
 
@@ -1209,12 +1215,12 @@ impl<'o> LassoAggregator<'o> {
         Pulled { commit, feedback }
     }
 
-    /// How far block-mode rounds solve until the next check, given the unscaled gap.
-    fn solve_spec(&self, gap_scaled: f64) -> SolveSpec {
+    /// How far block-mode rounds solve until the next check, given the unscaled gap and primal.
+    fn solve_spec(&self, gap_scaled: f64, primal_scaled: f64) -> SolveSpec {
         SolveSpec {
             alpha: self.alpha,
             ridge: self.ridge,
-            target: SOLVE_TARGET * gap_scaled,
+            target: (SOLVE_TARGET * gap_scaled).max(STOP_FRACTION * self.settings.tol * primal_scaled),
             max_epochs: SOLVE_MAX_EPOCHS,
             anderson: self.settings.block.unwrap_or(0),
             bound: self.settings.update == LogisticUpdate::Bound,
@@ -1433,7 +1439,7 @@ impl<'o> LassoAggregator<'o> {
                 ..Commit::default()
             })
         });
-        let spec = self.solve_spec(gap_scaled);
+        let spec = self.solve_spec(gap_scaled, primal_scaled);
         let feedback =
             Feedback::Checked { screened: screened_now, working_set, stop: self.status, restart: false, spec };
         Pulled { commit, feedback }
@@ -1465,7 +1471,7 @@ impl<'o> LassoAggregator<'o> {
         // The workers' dual scale must be the one the next check is judged by.
         let dual_scale = (self.settings.loss == Loss::Logistic).then_some(self.dual_scale);
         let commit = Commit { unscreen: true, dual_scale, ..Commit::default() };
-        let spec = self.solve_spec(0.0);
+        let spec = self.solve_spec(0.0, 0.0);
         let feedback = Feedback::Checked { screened: vec![], working_set: None, stop: None, restart: true, spec };
         Pulled { commit: Some(Assignment::All(commit)), feedback }
     }

@@ -168,12 +168,14 @@ fn block_rounds_split_between_workers_and_reach_the_optimum() {
             }
         }
     }
-    // With the default threshold a problem this small is solved by one worker.
-    let data = problem(0.2, 5);
-    let mut p = params(SchedulerKind::Block, lambda_max(&data, false) / 30.0, false);
+    // By default one worker solves every working set, even one that splits when asked to.
+    let data = generate(&tall).data;
+    let lambda = lambda_max(&data, false) / 30.0;
+    let mut p = params(SchedulerKind::Block, lambda, false);
     p.split_min = None;
     let model = run(&data, p, 2);
-    assert_eq!((model.split_rounds, model.split_min), (0, 100_000));
+    assert_eq!((model.split_rounds, model.dropped_rounds, model.split_min), (0, 0, None));
+    assert!(kkt_violation(&data, &model.beta, model.intercept, lambda, false) <= 1e-4 * lambda);
 }
 
 #[test]

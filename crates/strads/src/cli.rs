@@ -174,7 +174,8 @@ pub struct LassoArgs {
     #[arg(long, value_name = "K|off")]
     pub anderson: Option<String>,
     /// Block: a working set whose pass visits fewer nonzeros is solved by one worker; 0 always
-    /// splits it between the workers [default: max(100000, 8 x rows); never for logreg].
+    /// splits it between the workers [default: never: one worker solves each working set, the
+    /// others share the gap checks].
     #[arg(long, value_name = "N")]
     pub split_min: Option<u64>,
     /// Stop when the relative duality gap is at most this.

@@ -141,6 +141,14 @@ impl Settings {
     }
 }
 
+/// Writes `None` as `"never"` and a count as a number (summaries have no null field).
+fn never_or_count<S: serde::Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(n) => serializer.serialize_u64(*n),
+        None => serializer.serialize_str("never"),
+    }
+}
+
 /// A `N|off` flag's value: `None` for off, else a positive count; anything else is refused with
 /// the flag's name.
 pub fn count_or_off(flag: &str, text: &str) -> Result<Option<usize>, Failure> {
@@ -243,8 +251,10 @@ pub struct Summary {
     pub extrapolations_kept: u64,
     /// Anderson extrapolations refused (they would not have lowered the objective).
     pub extrapolations_refused: u64,
-    /// Block: nonzeros per pass below which one worker solves the working set.
-    pub split_min: u64,
+    /// Block: nonzeros per pass below which one worker solves the working set (`"never"`, the
+    /// default: no working set is split).
+    #[serde(serialize_with = "never_or_count")]
+    pub split_min: Option<u64>,
     /// Block: rounds split between workers (kept).
     pub split_rounds: u64,
     /// Block: split rounds dropped because the groups' changes fought; one worker solved on.

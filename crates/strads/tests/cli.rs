@@ -55,7 +55,7 @@ fn a_run_writes_summary_trace_and_coefficients() {
         assert!(summary.get(key).is_some(), "summary.json lacks {key}");
     }
     assert_eq!(summary["scheduler"], "block");
-    assert_eq!(summary["split_min"], 100_000, "the split threshold chosen is reported");
+    assert_eq!(summary["split_min"], "never", "the default, never split, is reported");
     assert_eq!(summary["workers"], 2);
     assert!(summary["duality_gap"].as_f64().unwrap() <= 1e-8);
 
