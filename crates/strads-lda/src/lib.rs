@@ -21,6 +21,8 @@ pub mod sampler;
 pub use error::LdaError;
 pub use fit::{DocumentSource, LdaFit, fit, fit_checkpointed, memory_estimate, split_for_completion};
 pub use infer::{TopicModel, infer};
-pub use params::{ALIAS_FROM_TOKENS_PER_TOPIC, CheckedParams, LdaParams, Mode, SamplerKind, Sync, choose_sampler};
+pub use params::{
+    ALIAS_FROM_TOKENS_PER_TOPIC, CheckedParams, LdaParams, Mode, SamplerKind, Sync, choose_mh_steps, choose_sampler,
+};
 pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard, worker_rng};

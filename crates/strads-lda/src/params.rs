@@ -7,7 +7,7 @@
 //! | `beta` | 0.01 | symmetric Dirichlet prior on each topic's word distribution | `> 0` |
 //! | `iterations` | 100 | sweeps over every token | `>= 1` |
 //! | `sampler` | `None`: chosen from the corpus by [`choose_sampler`] | `sparse` (SparseLDA buckets, an exact draw per token) or `alias` (O(1) per token: alias tables + Metropolis-Hastings; more tokens per second, slower mixing per sweep) | |
-//! | `mh_steps` | 2 | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
+//! | `mh_steps` | `None`: chosen from `K` by [`choose_mh_steps`] (4 up to K = 100, 8 from K = 1000) | proposals per token for `alias`, alternating word and document proposals | `1..=16` |
 //! | `mode` | `model-parallel` | `model-parallel` (word rows rotate in blocks) or `data-parallel` (full stale copies) | |
 //! | `blocks` | `P` | `U`: vocabulary blocks, at least the number of workers | `P..=max(V, P)` (V checked by `fit`) |
 //! | `sync` | `subround` | when topic totals (and, data parallel, word-topic changes) are merged: `subround` or `iteration` | |
@@ -64,6 +64,19 @@ pub fn choose_sampler(lengths: &[u64], topics: usize) -> SamplerKind {
     }
 }
 
+/// Proposals per token of the alias sampler for `topics` topics: 4 up to K = 100, 8 from K = 1000,
+/// and between them 4 x (K / 100)^(log10 2) rounded, so each tenfold K doubles them. Measured on
+/// 2,000-token documents (bench/results/lda-mh-steps-2026-12-07.md), in time to tomotopy's
+/// likelihood: at K = 50 and 100, 4 proposals took as long as 2 (LightLDA's one cycle; 4 is its
+/// default of two) and 6 longer, and at 100 iterations 4 end within 0.02 of SparseLDA's likelihood per
+/// token where 2 trail by 0.04; at K = 1000, where a proposal is accepted less often, 8 took 0.63x the
+/// time of 2 and 0.83x that of 4, and 12 and 16 no less than 8. Not measured above K = 1000, so
+/// larger K keeps 8.
+pub fn choose_mh_steps(topics: usize) -> usize {
+    let steps = 4.0 * (topics as f64 / 100.0).powf(std::f64::consts::LOG10_2);
+    (steps.round() as usize).clamp(4, 8)
+}
+
 /// Where the word-topic table lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -107,8 +120,8 @@ pub struct LdaParams {
     pub iterations: u64,
     /// The conditional sampler; `None` chooses it from the corpus ([`choose_sampler`]).
     pub sampler: Option<SamplerKind>,
-    /// Proposals per token for the alias sampler.
-    pub mh_steps: usize,
+    /// Proposals per token for the alias sampler; `None` chooses them from `K` ([`choose_mh_steps`]).
+    pub mh_steps: Option<usize>,
     /// Model or data parallel.
     pub mode: Mode,
     /// Vocabulary blocks `U`; `None` is the number of workers.
@@ -139,7 +152,7 @@ impl Default for LdaParams {
             beta: 0.01,
             iterations: 100,
             sampler: None,
-            mh_steps: 2,
+            mh_steps: None,
             mode: Mode::ModelParallel,
             blocks: None,
             sync: Sync::Subround,
@@ -224,8 +237,9 @@ impl LdaParams {
         if self.iterations == 0 {
             return bad("iterations must be at least 1".into());
         }
-        if !(1..=16).contains(&self.mh_steps) {
-            return bad(format!("mh-steps must be in 1..=16, got {}", self.mh_steps));
+        let mh_steps = self.mh_steps.unwrap_or_else(|| choose_mh_steps(self.topics));
+        if !(1..=16).contains(&mh_steps) {
+            return bad(format!("mh-steps must be in 1..=16, got {mh_steps}"));
         }
         if workers == 0 {
             return bad("workers must be at least 1".into());
@@ -250,7 +264,7 @@ impl LdaParams {
             iterations: self.iterations,
             sampler: self.sampler.unwrap_or(SamplerKind::Sparse),
             auto_sampler: self.sampler.is_none(),
-            mh_steps: self.mh_steps,
+            mh_steps,
             mode: self.mode,
             blocks,
             workers,
@@ -284,5 +298,14 @@ mod tests {
         assert_eq!(auto.for_corpus(&[2000; 10]).sampler, SamplerKind::Alias);
         let given = LdaParams { sampler: Some(SamplerKind::Sparse), ..LdaParams::default() }.check(2).unwrap();
         assert_eq!(given.for_corpus(&[2000; 10]).sampler, SamplerKind::Sparse);
+    }
+
+    #[test]
+    fn proposals_per_token_grow_with_the_topics_unless_given() {
+        let steps = |topics| LdaParams { topics, ..LdaParams::default() }.check(1).unwrap().mh_steps;
+        assert_eq!([steps(3), steps(50), steps(100), steps(300), steps(1000), steps(5000)], [4, 4, 4, 6, 8, 8]);
+        let given = LdaParams { topics: 1000, mh_steps: Some(2), ..LdaParams::default() };
+        assert_eq!(given.check(1).unwrap().mh_steps, 2);
+        assert!(LdaParams { mh_steps: Some(17), ..LdaParams::default() }.check(1).is_err());
     }
 }

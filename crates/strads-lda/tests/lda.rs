@@ -122,7 +122,13 @@ fn tiny() -> Corpus {
 
 /// The final topics of 1200 chains of 10 iterations on the tiny corpus (K = 3, alpha 0.5, beta 0.3,
 /// two vocabulary blocks), one chain per seed.
-fn tiny_chains(corpus: &Corpus, mode: Mode, sampler: SamplerKind, mh_steps: usize, workers: usize) -> Vec<Vec<u32>> {
+fn tiny_chains(
+    corpus: &Corpus,
+    mode: Mode,
+    sampler: SamplerKind,
+    mh_steps: Option<usize>,
+    workers: usize,
+) -> Vec<Vec<u32>> {
     (0..1200)
         .map(|seed| {
             let params = LdaParams {
@@ -163,6 +169,11 @@ fn every_sampler_and_mode_samples_the_exact_posterior() {
                 // Stale copies of n_wk: not an exact sampler (the point of the comparison), but close.
                 let worst = max_deviation(&exact, &samples);
                 assert!(worst < 0.25, "{label}: agreement off by {worst:.3}");
+            } else if sampler == SamplerKind::Alias && workers > 1 {
+                // n_k seen one sub-round late: the default's 4 proposals per token come as close to
+                // that stale conditional as the test below's 8, which is close, not exact.
+                let worst = max_deviation(&exact, &samples);
+                assert!(worst < 0.1, "{label}: agreement off by {worst:.3}");
             } else {
                 assert_agreement(&label, &exact, &samples);
             }
@@ -181,7 +192,7 @@ fn the_alias_sampler_with_many_steps_is_exact_on_one_worker_and_close_on_two() {
     let (topics, alpha, beta) = (3, 0.5, 0.3);
     let exact = exact_agreement(&corpus, topics, alpha, beta);
     for workers in [1, 2] {
-        let samples = tiny_chains(&corpus, Mode::ModelParallel, SamplerKind::Alias, 8, workers);
+        let samples = tiny_chains(&corpus, Mode::ModelParallel, SamplerKind::Alias, Some(8), workers);
         if workers == 1 {
             assert_agreement("alias, 8 steps, P=1", &exact, &samples);
         } else {
@@ -335,7 +346,7 @@ fn bad_parameters_are_refused() {
         LdaParams { alpha: Some(-1.0), ..LdaParams::default() },
         LdaParams { beta: f64::NAN, ..LdaParams::default() },
         LdaParams { blocks: Some(1), ..LdaParams::default() },
-        LdaParams { mh_steps: 0, ..LdaParams::default() },
+        LdaParams { mh_steps: Some(0), ..LdaParams::default() },
         LdaParams { optimize_alpha: Some(0), ..LdaParams::default() },
     ];
     for params in bad {

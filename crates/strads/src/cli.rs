@@ -542,9 +542,10 @@ pub struct LdaTrainArgs {
     /// Conditional sampler.
     #[arg(long, value_enum, default_value = "auto")]
     pub sampler: SamplerArg,
-    /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals.
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    pub mh_steps: usize,
+    /// Metropolis-Hastings proposals per token (alias), alternating word and document proposals,
+    /// or auto (4 up to K = 100, 8 from K = 1000: each tenfold K doubles them).
+    #[arg(long, value_name = "N|auto", default_value = "auto")]
+    pub mh_steps: String,
     /// Model parallel (word rows rotate) or data parallel (full stale copies, the baseline).
     #[arg(long, value_enum, default_value = "model-parallel")]
     pub mode: ModeArg,

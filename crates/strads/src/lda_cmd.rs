@@ -153,6 +153,8 @@ struct Summary {
     sampler: &'static str,
     /// `auto` when the sampler was chosen from the corpus (`--sampler auto`), `given` otherwise.
     sampler_chosen: &'static str,
+    /// Metropolis-Hastings proposals per token of the alias sampler (chosen from K unless given).
+    mh_steps: usize,
     blocks: usize,
     sync: &'static str,
     seed: u64,
@@ -176,7 +178,13 @@ fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
             SamplerArg::Alias => Some(SamplerKind::Alias),
             SamplerArg::Sparse => Some(SamplerKind::Sparse),
         },
-        mh_steps: args.mh_steps,
+        mh_steps: match args.mh_steps.as_str() {
+            "auto" => None,
+            text => Some(
+                text.parse()
+                    .map_err(|_| Failure::input(format!("--mh-steps must be a number or auto, got '{text}'")))?,
+            ),
+        },
         mode: match args.mode {
             ModeArg::ModelParallel => Mode::ModelParallel,
             ModeArg::DataParallel => Mode::DataParallel,
@@ -299,6 +307,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         mode: checked.mode.name(),
         sampler: fit.sampler.name(),
         sampler_chosen: if checked.auto_sampler { "auto" } else { "given" },
+        mh_steps: checked.mh_steps,
         blocks: checked.blocks,
         sync: match checked.sync {
             Sync::Subround => "subround",

@@ -88,6 +88,8 @@ fn train_writes_the_model_and_infer_reads_it() {
     // The default sampler is chosen from the corpus: short documents take SparseLDA.
     assert_eq!(summary["sampler_chosen"], "auto");
     assert_eq!(summary["sampler"], "sparse");
+    // The alias sampler's proposals per token are chosen from K (2 topics here).
+    assert_eq!(summary["mh_steps"], 4);
     // Stop words ("the", "and") are gone: 10 content words remain.
     assert_eq!(summary["vocabulary"], 10);
     let trace = std::fs::read_to_string(out.join("trace.csv")).unwrap();
