@@ -432,8 +432,15 @@ fn write_model(
         order.sort_by_key(|&t| std::cmp::Reverse(fit.counts.totals[t]));
         for t in order {
             let phi = fit.topic_words(t);
+            // The top words only: a full sort of V words for each of K topics cost more than the
+            // rest of the output at K = 1000.
+            let heavier = |a: &usize, b: &usize| phi[*b].total_cmp(&phi[*a]).then(a.cmp(b));
             let mut words: Vec<usize> = (0..v).collect();
-            words.sort_by(|&a, &b| phi[b].total_cmp(&phi[a]).then(a.cmp(&b)));
+            let top = top_words.min(v);
+            if top > 0 && top < v {
+                words.select_nth_unstable_by(top - 1, heavier);
+            }
+            words[..top].sort_unstable_by(heavier);
             let share = fit.counts.totals[t] as f64 / fit.tokens.max(1) as f64;
             write!(w, "topic {t} ({:.1}% of tokens):", 100.0 * share)?;
             for &word in words.iter().take(top_words) {
