@@ -298,10 +298,14 @@ pub struct Priors {
 }
 
 /// SparseLDA's running sums, with `inv[t] = 1 / (n_t + V beta)`, all kept in step with every count
-/// change; the document bucket's `(n_wt + beta) inv[t]` is computed for the document's topics only.
+/// change; the document bucket's `(n_wt + beta) inv[t]` is kept for every topic as `coef`, so a
+/// document's term is one load and one product per topic.
 struct Buckets {
     priors: Priors,
     inv: Vec<f64>,
+    /// `(n_wt + beta) inv[t]` for the current word: `beta inv[t]` outside its topics, set for its
+    /// topics when a segment starts ([`Buckets::enter`]) and reset when it ends ([`Buckets::leave`]).
+    coef: Vec<f64>,
     /// `sum inv[t]` over each run of [`GROUP`] topics, so a smoothing draw scans `K / GROUP` sums
     /// and one run instead of all `K` topics.
     groups: Vec<f64>,
@@ -319,7 +323,22 @@ impl Buckets {
         let inv: Vec<f64> = totals.iter().map(|&n| 1.0 / (n as f64 + priors.vbeta)).collect();
         let smooth = priors.alpha * priors.beta * inv.iter().sum::<f64>();
         let groups = inv.chunks(GROUP).map(|g| g.iter().sum()).collect();
-        Buckets { priors, inv, groups, smooth, word_mass: 0.0 }
+        let coef = inv.iter().map(|&x| priors.beta * x).collect();
+        Buckets { priors, inv, coef, groups, smooth, word_mass: 0.0 }
+    }
+
+    /// The current word has `c > 0` tokens of topic `t`.
+    #[inline]
+    fn enter(&mut self, t: usize, c: u32) {
+        self.word_mass += self.priors.alpha * c as f64 * self.inv[t];
+        self.coef[t] = (c as f64 + self.priors.beta) * self.inv[t];
+    }
+
+    /// The segment of the word with these topics is done.
+    fn leave(&mut self, topics: &[u32]) {
+        for &t in topics {
+            self.coef[t as usize] = self.priors.beta * self.inv[t as usize];
+        }
     }
 
     /// Moves the current word's count of topic `t` (and `n_t`) by `delta`.
@@ -332,6 +351,7 @@ impl Buckets {
         totals[t] += delta;
         let after = 1.0 / (totals[t] as f64 + vbeta);
         self.inv[t] = after;
+        self.coef[t] = (row[t] as f64 + beta) * after;
         self.word_mass += alpha * row[t] as f64 * after;
         self.smooth += alpha * beta * (after - before);
         self.groups[t / GROUP] += after - before;
@@ -356,6 +376,22 @@ impl Buckets {
     }
 }
 
+/// `sum_j c_j coef[t_j]` over a document's `(t, c)` pairs, in four interleaved sums.
+#[inline]
+fn document_mass(pairs: &[[u32; 2]], coef: &[f64]) -> f64 {
+    let mut sums = [0.0f64; 4];
+    let mut quads = pairs.chunks_exact(4);
+    for q in &mut quads {
+        for (sum, &[t, c]) in sums.iter_mut().zip(q) {
+            *sum += c as f64 * coef[t as usize];
+        }
+    }
+    for (sum, &[t, c]) in sums.iter_mut().zip(quads.remainder()) {
+        *sum += c as f64 * coef[t as usize];
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3])
+}
+
 /// How many tokens ahead SparseLDA touches a document's counts.
 const LOOKAHEAD: usize = 4;
 
@@ -365,7 +401,7 @@ const LOOKAHEAD: usize = 4;
 pub struct Sampler {
     priors: Priors,
     mh_steps: usize,
-    /// Scratch of `K` numbers: the segment's own counts, or the document bucket's terms.
+    /// Scratch of `K` numbers: the alias sampler's counts of the segment's own tokens.
     scratch: Vec<f64>,
     /// Scratch of `K` flags: topic already in the word's list.
     listed: Vec<bool>,
@@ -431,7 +467,7 @@ impl Sampler {
                 if c > 0 {
                     self.word_topics.push(t as u32);
                     self.listed[t] = true;
-                    b.word_mass += alpha * c as f64 * b.inv[t];
+                    b.enter(t, c);
                 }
             }
             for i in seg.start..seg.end {
@@ -453,20 +489,21 @@ impl Sampler {
                     pairs.swap(p, len - 1);
                     len -= 1;
                 }
-                // Document bucket, over the document's nonzero topics: running sums, so a draw in it
-                // is a binary search.
-                let mut doc_mass = 0.0;
-                for (j, &[t, c]) in pairs[..len].iter().enumerate() {
-                    doc_mass += c as f64 * (row[t as usize] as f64 + beta) * b.inv[t as usize];
-                    self.scratch[j] = doc_mass;
-                }
+                // Document bucket, over the document's nonzero topics: its total by four running
+                // sums (no chain of dependent additions), and a draw in it walks the terms again.
+                let doc_mass = document_mass(&pairs[..len], &b.coef);
                 let (smooth, word_mass) = (b.smooth, b.word_mass);
                 let mut u = rng.random::<f64>() * (smooth + word_mass + doc_mass);
                 // The drawn topic, and its place in the document's pairs when it came from there.
                 let (new, place) = 'draw: {
                     if u < doc_mass && len > 0 {
-                        let j = self.scratch[..len].partition_point(|&sum| sum < u).min(len - 1);
-                        break 'draw (pairs[j][0] as usize, Some(j));
+                        for (j, &[t, c]) in pairs[..len].iter().enumerate() {
+                            u -= c as f64 * b.coef[t as usize];
+                            if u <= 0.0 {
+                                break 'draw (t as usize, Some(j));
+                            }
+                        }
+                        break 'draw (pairs[len - 1][0] as usize, Some(len - 1));
                     }
                     u -= doc_mass;
                     if u < word_mass {
@@ -507,6 +544,7 @@ impl Sampler {
             for &t in &self.word_topics {
                 self.listed[t as usize] = false;
             }
+            b.leave(&self.word_topics);
         }
         std::hint::black_box(touched);
         sampled
