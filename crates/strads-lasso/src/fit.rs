@@ -177,7 +177,6 @@ pub fn fit_checkpointed<L: Launcher>(
     let ranges = balanced_ranges(&data.row_weights(), workers);
     let whole = data.whole();
     let block = raw.scheduler == SchedulerKind::Block;
-    let split_min = raw.split_min.unwrap_or(crate::block::SPLIT_NEVER);
     // Block mode: every worker reads every column, shared in memory; so does the grouper.
     let shared = match (block, whole) {
         (true, Some(whole)) => {
@@ -248,7 +247,7 @@ pub fn fit_checkpointed<L: Launcher>(
                     features,
                     workers,
                     columns.as_ref().map(|c| Correlation::new(c, rows, params.candidates(workers))),
-                    shared.as_ref().map(|(x, _)| Grouper::new(x.clone(), raw.seed, Some(split_min))),
+                    shared.as_ref().map(|(x, _)| Grouper::new(x.clone(), raw.seed, raw.split_min)),
                     budget,
                 ),
                 LassoAggregator::new(settings, now, observer),

@@ -334,11 +334,10 @@ impl Buckets {
         self.coef[t] = (c as f64 + self.priors.beta) * self.inv[t];
     }
 
-    /// The segment of the word with these topics is done.
-    fn leave(&mut self, topics: &[u32]) {
-        for &t in topics {
-            self.coef[t as usize] = self.priors.beta * self.inv[t as usize];
-        }
+    /// The segment of a word with topic `t` among its topics is done.
+    #[inline]
+    fn leave(&mut self, t: usize) {
+        self.coef[t] = self.priors.beta * self.inv[t];
     }
 
     /// Moves the current word's count of topic `t` (and `n_t`) by `delta`.
@@ -543,8 +542,8 @@ impl Sampler {
             }
             for &t in &self.word_topics {
                 self.listed[t as usize] = false;
+                b.leave(t as usize);
             }
-            b.leave(&self.word_topics);
         }
         std::hint::black_box(touched);
         sampled

@@ -77,13 +77,7 @@ impl Settings {
         if args.workers == 0 {
             return Err(Failure::input("--workers must be at least 1"));
         }
-        let gap_every = match args.gap_every.as_str() {
-            "auto" => GapEvery::Auto,
-            text => GapEvery::Rounds(
-                text.parse()
-                    .map_err(|_| Failure::input(format!("--gap-every must be a number or auto, got '{text}'")))?,
-            ),
-        };
+        let gap_every = count_or_auto("--gap-every", &args.gap_every)?.map_or(GapEvery::Auto, GapEvery::Rounds);
         if args.cv.is_some_and(|k| k < 2) {
             return Err(Failure::input("--cv needs at least 2 folds"));
         }
@@ -158,6 +152,17 @@ pub fn count_or_off(flag: &str, text: &str) -> Result<Option<usize>, Failure> {
             Ok(n) if n > 0 => Ok(Some(n)),
             _ => Err(Failure::input(format!("{flag} must be a positive number or off, got '{text}'"))),
         },
+    }
+}
+
+/// A `N|auto` flag's value: `None` for auto, else the number; anything else is refused with the
+/// flag's name.
+pub fn count_or_auto<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Option<T>, Failure> {
+    match text {
+        "auto" => Ok(None),
+        _ => {
+            text.parse().map(Some).map_err(|_| Failure::input(format!("{flag} must be a number or auto, got '{text}'")))
+        }
     }
 }
 

@@ -178,13 +178,7 @@ fn params(args: &LdaTrainArgs) -> Result<strads_lda::CheckedParams, Failure> {
             SamplerArg::Alias => Some(SamplerKind::Alias),
             SamplerArg::Sparse => Some(SamplerKind::Sparse),
         },
-        mh_steps: match args.mh_steps.as_str() {
-            "auto" => None,
-            text => Some(
-                text.parse()
-                    .map_err(|_| Failure::input(format!("--mh-steps must be a number or auto, got '{text}'")))?,
-            ),
-        },
+        mh_steps: crate::lasso_cmd::count_or_auto("--mh-steps", &args.mh_steps)?,
         mode: match args.mode {
             ModeArg::ModelParallel => Mode::ModelParallel,
             ModeArg::DataParallel => Mode::DataParallel,
