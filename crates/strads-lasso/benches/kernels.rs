@@ -89,7 +89,7 @@ fn main() {
     // dot and, when the coefficient moves, an axpy; 12 bytes streamed per value each). Compare
     // with scikit-learn's coordinate descent on the same columns: bench/kernel_peer.py.
     let shared = std::sync::Arc::new(columns.clone());
-    let mut worker = LassoWorker::block(Loss::Squared, shared.clone(), data.y.clone(), 0, 1, 0..data.y.len());
+    let mut worker = LassoWorker::block(Loss::Squared, shared.clone(), data.y.clone(), 0, 1);
     let lambda_max = columns.transpose_mul(&data.y).iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let epochs = 20;
     let spec =
@@ -106,7 +106,7 @@ fn main() {
     // check spread over its passes. liblinear's newGLMNET does the same work per value.
     let signs: Vec<f64> = data.y.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
     let half: Vec<f64> = signs.iter().map(|v| 0.5 * v).collect();
-    let mut worker = LassoWorker::block(Loss::Logistic, shared, signs.clone(), 0, 1, 0..signs.len());
+    let mut worker = LassoWorker::block(Loss::Logistic, shared, signs.clone(), 0, 1);
     let lambda_max = columns.transpose_mul(&half).iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let spec =
         SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 5, bound: false };

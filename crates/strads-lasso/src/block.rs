@@ -275,6 +275,7 @@ impl LassoWorker {
                 gain: 0.0,
                 epochs: 0,
                 settled: true,
+                replace: false,
             };
         };
         let (x, y, col_sum) = (&*self.x, &self.y, &self.col_sum);
@@ -410,7 +411,11 @@ impl LassoWorker {
             .map(|(&j, (b, s))| (j, b - s))
             .collect();
         let (mut dr, mut slope, mut curvature) = (vec![], 0.0, vec![]);
-        if task.dense && !deltas.is_empty() {
+        // One group on several workers: the new residual itself, so that the others copy it exactly.
+        let replace = task.dense && !task.split && !deltas.is_empty();
+        if replace {
+            dr.clone_from(&block.local);
+        } else if task.dense && !deltas.is_empty() {
             dr = block.local.iter().zip(&self.r).map(|(l, r)| l - r).collect();
             if task.split {
                 slope = match loss {
@@ -434,7 +439,7 @@ impl LassoWorker {
             data_term(&self.r) + penalty(&start) - data_term(&block.local) - penalty(&b)
         };
         let settled = met && epochs <= GAP_EPOCHS;
-        Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled }
+        Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled, replace }
     }
 
     /// Moves the residual by a block round's step (see [`crate::program::Commit::solve`]).
@@ -446,6 +451,17 @@ impl LassoWorker {
                 if self.loss == Loss::Logistic {
                     std::mem::swap(&mut self.u, &mut block.local_u);
                     std::mem::swap(&mut self.w, &mut block.local_w);
+                }
+            }
+            return;
+        }
+        if step.replace {
+            for (i, (r, new)) in self.r.iter_mut().zip(&step.dr).enumerate() {
+                if *r != *new {
+                    *r = *new;
+                    if self.loss == Loss::Logistic {
+                        (self.u[i], self.w[i]) = logistic_derivatives(self.y[i], *r + self.offset);
+                    }
                 }
             }
             return;

@@ -223,7 +223,7 @@ pub fn fit_checkpointed<L: Launcher>(
         checkpoints,
         |p| {
             if let Some((x, labels)) = &shared {
-                return Ok(LassoWorker::block(raw.loss, x.clone(), labels.clone(), p, workers, ranges[p].clone()));
+                return Ok(LassoWorker::block(raw.loss, x.clone(), labels.clone(), p, workers));
             }
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
             if whole.is_none() {

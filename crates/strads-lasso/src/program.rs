@@ -92,8 +92,12 @@ pub struct SolveSpec {
 pub struct Solved {
     /// Coefficient changes, by coordinate.
     pub deltas: Vec<(u32, f64)>,
-    /// The change of the residual (squared loss) or margins (logistic), when asked for.
+    /// The change of the residual (squared loss) or margins (logistic), when asked for; in a
+    /// round with one group (`replace`), the new residual itself.
     pub dr: Vec<f64>,
+    /// `dr` holds the new residual, not a change: the other workers copy it, so every worker
+    /// holds the residual the solving worker computed, bit for bit, on any number of workers.
+    pub replace: bool,
     /// The data term's slope along `dr` at the current point: `(r - offset) . dr` (squared),
     /// `-u . dr` (logistic).
     pub slope: f64,
@@ -203,6 +207,8 @@ pub struct SolveStep {
     pub step: f64,
     /// The summed residual (or margin) change; empty when one worker holds the only residual.
     pub dr: Vec<f64>,
+    /// `dr` is the new residual (a round of one group on more than one worker): copied, not added.
+    pub replace: bool,
 }
 
 /// What the aggregator tells the scheduler.
@@ -286,7 +292,7 @@ pub(crate) struct BlockState {
     /// This worker's index and the number of workers: it sums the columns `j` with `j % workers == index`.
     pub(crate) index: usize,
     pub(crate) workers: usize,
-    /// The rows whose residual terms this worker sums.
+    /// The rows whose residual terms this worker sums: all of them on the first worker, none elsewhere.
     pub(crate) rows: Range<usize>,
     /// Every coefficient, as committed.
     pub(crate) beta: Vec<f64>,
@@ -334,9 +340,13 @@ impl LassoWorker {
     }
 
     /// Block mode: worker `index` of `workers`, holding every row and column of the data (`x`
-    /// shared between the workers of one process) and summing the rows `rows` and every
-    /// `workers`-th column for the statistics and gap checks.
-    pub fn block(loss: Loss, x: Arc<Columns>, y: Vec<f64>, index: usize, workers: usize, rows: Range<usize>) -> Self {
+    /// shared between the workers of one process) and summing every `workers`-th column for the
+    /// statistics and gap checks. The first worker sums every row's terms: a sum over rows split
+    /// between workers would round differently on each number of workers, and the run would take
+    /// another path; the rows cost `n` per check against the columns' `nnz`.
+    pub fn block(loss: Loss, x: Arc<Columns>, y: Vec<f64>, index: usize, workers: usize) -> Self {
+        let n = y.len();
+        let rows = if index == 0 { 0..n } else { n..n };
         let mut worker = Self::shared(loss, x, y);
         let x = &worker.x;
         worker.block = Some(BlockState {
@@ -1135,7 +1145,7 @@ impl<'o> LassoAggregator<'o> {
     /// commits it.
     fn solve(&mut self, round: Round, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let (mut moves, mut dr, mut slope, mut curvature, mut groups) = (Vec::new(), Vec::new(), 0.0, Vec::new(), 0);
-        let mut gains = 0.0;
+        let (mut gains, mut replace) = (0.0, false);
         // Whether every group was solved at its first gap check: given the other groups, each was
         // (nearly) at its optimum, so what is left lies across the groups, which parallel rounds
         // cannot reach any faster than one worker solving the whole working set.
@@ -1150,6 +1160,7 @@ impl<'o> LassoAggregator<'o> {
             gains += s.gain;
             settled &= s.settled;
             moves.extend(s.deltas);
+            replace = s.replace;
             slope += s.slope;
             if dr.is_empty() {
                 dr = s.dr;
@@ -1207,7 +1218,7 @@ impl<'o> LassoAggregator<'o> {
             Assignment::All(Commit {
                 deltas,
                 intercept_delta,
-                solve: Some(SolveStep { step, dr }),
+                solve: Some(SolveStep { step, dr, replace }),
                 ..Commit::default()
             })
         });

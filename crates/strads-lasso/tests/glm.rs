@@ -120,6 +120,7 @@ fn block_proximal_newton_reaches_the_optimum_inline_in_fewer_updates_than_trust_
     let mut cyclic = params(Loss::Logistic, SchedulerKind::Cyclic, Lambda::Value(lambda), 1.0, false);
     cyclic.tol = 1e-9;
     let trust_region = run(&data, cyclic, 1);
+    let mut one: Option<LassoFit> = None;
     for workers in [1, 2, 4] {
         let mut block = LassoParams::new(Lambda::Value(lambda));
         block.loss = Loss::Logistic;
@@ -137,6 +138,15 @@ fn block_proximal_newton_reaches_the_optimum_inline_in_fewer_updates_than_trust_
             model.updates,
             trust_region.updates
         );
+        // Every worker count takes the one-worker run's path, to the last bit.
+        if let Some(one) = &one {
+            assert_eq!(
+                (&model.beta, model.intercept, model.updates),
+                (&one.beta, one.intercept, one.updates),
+                "P={workers}"
+            );
+        }
+        one.get_or_insert(model);
     }
 }
 

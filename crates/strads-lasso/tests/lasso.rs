@@ -178,6 +178,32 @@ fn block_rounds_split_between_workers_and_reach_the_optimum() {
     assert!(kkt_violation(&data, &model.beta, model.intercept, lambda, false) <= 1e-4 * lambda);
 }
 
+/// Block mode by default (one worker solves each working set, the others share the gap checks'
+/// column sums) takes the one-worker run's path: the same coefficients, bit for bit, on any number
+/// of workers, for the Lasso and the elastic net, with and without an intercept.
+#[test]
+fn block_default_gives_the_one_worker_model_on_any_number_of_workers() {
+    let data = problem(0.7, 6);
+    for (l1_ratio, intercept) in [(1.0, false), (1.0, true), (0.5, true)] {
+        let mut p = LassoParams::new(Lambda::Ratio(0.01));
+        p.l1_ratio = l1_ratio;
+        p.intercept = intercept;
+        p.tol = 1e-10;
+        let one = run(&data, p.clone(), 1);
+        assert_eq!(one.status, Status::Converged);
+        for workers in [2, 3, 4] {
+            let model = run(&data, p.clone(), workers);
+            let label = format!("l1_ratio={l1_ratio} intercept={intercept} P={workers}");
+            assert_eq!(model.beta, one.beta, "{label}");
+            assert_eq!(
+                (model.intercept, model.updates, model.rounds),
+                (one.intercept, one.updates, one.rounds),
+                "{label}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_same_seed_and_workers_give_identical_coefficients() {
     let data = problem(0.7, 4);
