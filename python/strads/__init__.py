@@ -1,0 +1,11 @@
+"""strads: scheduled model-parallel machine learning, from Python.
+
+``strads.linear_model`` holds the Lasso, the elastic net and L1 logistic regression in
+scikit-learn's shape, fitted by strads' scheduled coordinate descent (the Rust engine, without
+the interpreter's lock).
+"""
+
+from strads._strads import __version__
+from strads import linear_model
+
+__all__ = ["__version__", "linear_model"]

@@ -1,0 +1,369 @@
+"""Sparse linear models in scikit-learn's shape, fitted by strads' scheduled coordinate descent.
+
+``Lasso``, ``ElasticNet`` and ``LogisticRegression`` take scikit-learn's parameter names and
+meanings and set its fitted attributes (``coef_``, ``intercept_``, ``n_iter_``, ``dual_gap_``,
+``n_features_in_``), so they drop into a ``Pipeline`` or ``GridSearchCV``. The objectives are
+scikit-learn's:
+
+- ``Lasso`` and ``ElasticNet``: ``||y - Xw - b||^2 / (2 n) + alpha l1_ratio ||w||_1
+  + alpha (1 - l1_ratio) ||w||^2 / 2``;
+- ``LogisticRegression``: ``C sum log(1 + exp(-y_i (x_i w + b))) + l1_ratio ||w||_1
+  + (1 - l1_ratio) ||w||^2 / 2``, one-vs-rest for more than two classes (as liblinear).
+
+strads' own settings are extra keywords: ``n_workers`` (worker threads; ``None`` chooses 1 below
+a million stored values, where a second thread's wake-up costs more than it saves, and every core
+above), ``scheduler`` (``"block"``, the default, or STRADS' ``"dynamic"``, ``"shotgun"``,
+``"cyclic"``, ``"sequential"``). ``tol`` is the relative duality gap at which a fit stops, and
+``max_iter`` caps strads' rounds (a round solves the working set in up to several passes).
+"""
+
+import numbers
+import os
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from strads import _strads
+
+__all__ = ["Lasso", "ElasticNet", "LogisticRegression"]
+
+# Below this many stored values one worker is faster: the second worker's share of a round is
+# smaller than the cost of waking its thread.
+_SPLIT_VALUES = 1_000_000
+
+
+def _workers(n_workers, X):
+    if n_workers is None:
+        stored = X.nnz if sp.issparse(X) else X.size
+        return 1 if stored < _SPLIT_VALUES else max(1, os.cpu_count() or 1)
+    if not isinstance(n_workers, numbers.Integral) or n_workers < 1:
+        raise ValueError(f"n_workers must be None or an integer >= 1, got {n_workers!r}")
+    return int(n_workers)
+
+
+def _check_unit(name, value, low_open=False):
+    if not isinstance(value, numbers.Real) or not (0 < value <= 1 if low_open else 0 <= value <= 1):
+        interval = "(0, 1]" if low_open else "[0, 1]"
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+
+
+def _check_positive(name, value):
+    if not isinstance(value, numbers.Real) or not value > 0:
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+
+
+def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed):
+    """Runs strads on validated X (float64, CSR or dense) and y (float64); returns its dict."""
+    if max_iter is not None and (not isinstance(max_iter, numbers.Integral) or max_iter < 1):
+        raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
+    _check_positive("tol", tol)
+    settings = dict(
+        loss=loss,
+        alpha=float(alpha),
+        l1_ratio=float(l1_ratio),
+        fit_intercept=bool(fit_intercept),
+        tol=float(tol),
+        max_iter=None if max_iter is None else int(max_iter),
+        n_workers=_workers(n_workers, X),
+        scheduler=str(scheduler),
+        seed=0 if seed is None else int(seed),
+    )
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.sum_duplicates()
+        X.sort_indices()
+        return _strads.fit_linear_csr(
+            np.ascontiguousarray(X.indptr, dtype=np.uint64),
+            np.ascontiguousarray(X.indices, dtype=np.uint32),
+            np.ascontiguousarray(X.data, dtype=np.float64),
+            X.shape,
+            y,
+            **settings,
+        )
+    return _strads.fit_linear_dense(np.ascontiguousarray(X, dtype=np.float64), y, **settings)
+
+
+def _seed(random_state):
+    if random_state is None:
+        return 0
+    if isinstance(random_state, numbers.Integral) and random_state >= 0:
+        return int(random_state)
+    raise ValueError(f"random_state must be None or an integer >= 0, got {random_state!r}")
+
+
+def _warn_unconverged(result, tol):
+    if not result["converged"]:
+        warnings.warn(
+            f"strads stopped ({result['status']}) at a relative duality gap of {result['dual_gap']:.3g}, "
+            f"above tol={tol}; raise max_iter",
+            ConvergenceWarning,
+        )
+
+
+class ElasticNet(RegressorMixin, BaseEstimator):
+    """Linear regression with combined L1 and L2 penalties, by strads' scheduled coordinate descent.
+
+    Minimizes ``||y - Xw - b||^2 / (2 n) + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio) ||w||^2 / 2``,
+    scikit-learn's ``ElasticNet`` objective.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        The weight of the penalty (> 0).
+    l1_ratio : float, default=0.5
+        The share of the L1 term, in (0, 1]: 1 is the Lasso.
+    fit_intercept : bool, default=True
+        Fit an unpenalized intercept ``b``.
+    max_iter : int or None, default=1000
+        Most rounds of strads (each solves the working set in up to several passes).
+    tol : float, default=1e-4
+        Relative duality gap at which the fit stops.
+    random_state : int or None, default=None
+        Seed of strads' random choices (None is 0): a seed and ``n_workers`` give the same model.
+    n_workers : int or None, default=None
+        Worker threads; None chooses 1 below a million stored values and every core above.
+    scheduler : str, default="block"
+        strads' scheduler: "block", "dynamic" (STRADS' priorities and dependency check),
+        "shotgun", "cyclic" or "sequential".
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+        strads' rounds (at least 1: the first duality-gap check).
+    dual_gap_ : float
+        The relative duality gap at the end.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Set when X has string feature names.
+    """
+
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        l1_ratio=0.5,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-4,
+        random_state=None,
+        n_workers=None,
+        scheduler="block",
+    ):
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.scheduler = scheduler
+
+    def fit(self, X, y):
+        """Fits the model to X (array or scipy sparse matrix, n_samples x n_features) and y."""
+        _check_positive("alpha", self.alpha)
+        l1_ratio = self._l1_ratio()
+        _check_unit("l1_ratio", l1_ratio, low_open=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        result = _fit(
+            X,
+            y,
+            loss="squared",
+            alpha=self.alpha,
+            l1_ratio=l1_ratio,
+            fit_intercept=self.fit_intercept,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            n_workers=self.n_workers,
+            scheduler=self.scheduler,
+            seed=_seed(self.random_state),
+        )
+        _warn_unconverged(result, self.tol)
+        self.coef_ = np.asarray(result["coef"], dtype=np.float64)
+        self.intercept_ = float(result["intercept"])
+        self.n_iter_ = max(1, int(result["n_iter"]))
+        self.dual_gap_ = float(result["dual_gap"])
+        return self
+
+    def _l1_ratio(self):
+        return self.l1_ratio
+
+    @property
+    def sparse_coef_(self):
+        """``coef_`` as a scipy sparse row."""
+        return sp.csr_matrix(self.coef_)
+
+    def predict(self, X):
+        """``X w + b``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class Lasso(ElasticNet):
+    """The Lasso, by strads' scheduled coordinate descent.
+
+    Minimizes ``||y - Xw - b||^2 / (2 n) + alpha ||w||_1``, scikit-learn's ``Lasso`` objective.
+    Parameters and attributes are those of :class:`ElasticNet` without ``l1_ratio``.
+    """
+
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-4,
+        random_state=None,
+        n_workers=None,
+        scheduler="block",
+    ):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.scheduler = scheduler
+
+    def _l1_ratio(self):
+        return 1.0
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Sparse (L1 or elastic-net) logistic regression, by strads' scheduled coordinate descent.
+
+    Minimizes ``C sum log(1 + exp(-y_i (x_i w + b))) + l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2 / 2``
+    with labels ``y_i`` in {-1, 1}, scikit-learn's objective for ``LogisticRegression(penalty=
+    "elasticnet")``; with more than two classes, one such model per class against the rest (as
+    liblinear), whose probabilities are normalized to sum to 1.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The inverse of the penalty's weight (> 0).
+    l1_ratio : float, default=1.0
+        The share of the L1 term, in (0, 1]: 1 (the default) is the L1 penalty.
+    fit_intercept : bool, default=True
+        Fit an unpenalized intercept.
+    max_iter : int or None, default=100
+        Most rounds of strads per class.
+    tol : float, default=1e-4
+        Relative duality gap at which a fit stops.
+    random_state, n_workers, scheduler
+        As for :class:`ElasticNet`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_iter_ : ndarray of shape (1,) or (n_classes,)
+    dual_gap_ : ndarray of shape (1,) or (n_classes,)
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        *,
+        l1_ratio=1.0,
+        fit_intercept=True,
+        max_iter=100,
+        tol=1e-4,
+        random_state=None,
+        n_workers=None,
+        scheduler="block",
+    ):
+        self.C = C
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.scheduler = scheduler
+
+    def fit(self, X, y):
+        """Fits the model to X (array or scipy sparse matrix) and class labels y."""
+        _check_positive("C", self.C)
+        _check_unit("l1_ratio", self.l1_ratio, low_open=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"This solver needs samples of at least 2 classes in the data, but the data contains only one class: {self.classes_[0]!r}"
+            )
+        # C sum loss + penalty is n C times strads' sum loss / n + penalty / (n C).
+        alpha = 1.0 / (self.C * X.shape[0])
+        targets = [1] if len(self.classes_) == 2 else range(len(self.classes_))
+        coef, intercept, n_iter, gaps = [], [], [], []
+        for k in targets:
+            signs = np.where(encoded == k, 1.0, -1.0)
+            result = _fit(
+                X,
+                signs,
+                loss="logistic",
+                alpha=alpha,
+                l1_ratio=self.l1_ratio,
+                fit_intercept=self.fit_intercept,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                n_workers=self.n_workers,
+                scheduler=self.scheduler,
+                seed=_seed(self.random_state),
+            )
+            _warn_unconverged(result, self.tol)
+            coef.append(np.asarray(result["coef"], dtype=np.float64))
+            intercept.append(float(result["intercept"]))
+            n_iter.append(max(1, int(result["n_iter"])))
+            gaps.append(float(result["dual_gap"]))
+        self.coef_ = np.vstack(coef)
+        self.intercept_ = np.asarray(intercept)
+        self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
+        self.dual_gap_ = np.asarray(gaps)
+        return self
+
+    def decision_function(self, X):
+        """Margins: shape (n_samples,) for two classes, (n_samples, n_classes) for more."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict_proba(self, X):
+        """Class probabilities, in the order of ``classes_``."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = 1.0 / (1.0 + np.exp(-scores))
+            return np.column_stack([1.0 - positive, positive])
+        each = 1.0 / (1.0 + np.exp(-scores))
+        return each / each.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """The logarithm of ``predict_proba``."""
+        return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The most probable class of each sample."""
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

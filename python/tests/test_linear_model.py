@@ -1,0 +1,148 @@
+"""strads.linear_model against scikit-learn's solvers, the optimality conditions and its own checks."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn import linear_model as sk
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from strads.linear_model import ElasticNet, Lasso, LogisticRegression
+
+
+def correlated(n=300, p=80, rho=0.8, support=10, seed=0, sparse=False):
+    """Blocks of features correlated at rho, a sparse true model, noisy targets."""
+    rng = np.random.default_rng(seed)
+    shared = rng.standard_normal((n, p // 8)).repeat(8, axis=1)
+    X = np.sqrt(rho) * shared + np.sqrt(1 - rho) * rng.standard_normal((n, p))
+    if sparse:
+        X[rng.random((n, p)) < 0.7] = 0.0
+    w = np.zeros(p)
+    w[rng.choice(p, support, replace=False)] = rng.standard_normal(support) * 2
+    y = X @ w + 1.5 + 0.3 * rng.standard_normal(n)
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def squared_objective(X, y, w, b, alpha, l1_ratio):
+    r = y - X @ w - b
+    return r @ r / (2 * len(y)) + alpha * (l1_ratio * np.abs(w).sum() + 0.5 * (1 - l1_ratio) * w @ w)
+
+
+def squared_kkt(X, y, w, b, alpha, l1_ratio):
+    """The largest violation of the optimality conditions of the elastic net (and the intercept's)."""
+    r = y - X @ w - b
+    g = np.asarray(X.T @ r).ravel() / len(y) - alpha * (1 - l1_ratio) * w
+    l1 = alpha * l1_ratio
+    nonzero = w != 0
+    violation = np.where(nonzero, np.abs(g - l1 * np.sign(w)), np.maximum(np.abs(g) - l1, 0))
+    return max(violation.max(), abs(r.mean()))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_squared_loss_reaches_scikit_learns_optimum(sparse, l1_ratio):
+    X, y = correlated(sparse=sparse)
+    alpha_max = np.abs(X.T @ (y - y.mean())).max() / (len(y) * l1_ratio)
+    for ratio in [0.1, 0.01]:
+        alpha = ratio * alpha_max
+        ours = (Lasso(alpha=alpha, tol=1e-10) if l1_ratio == 1 else ElasticNet(alpha=alpha, l1_ratio=l1_ratio, tol=1e-10)).fit(X, y)
+        theirs = sk.ElasticNet(alpha=alpha, l1_ratio=l1_ratio, tol=1e-12, max_iter=100_000).fit(X, y)
+        mine = squared_objective(X, y, ours.coef_, ours.intercept_, alpha, l1_ratio)
+        best = squared_objective(X, y, theirs.coef_, theirs.intercept_, alpha, l1_ratio)
+        assert abs(mine - best) <= 1e-8 * best, (ratio, mine, best)
+        assert squared_kkt(X, y, ours.coef_, ours.intercept_, alpha, l1_ratio) <= 1e-4 * alpha
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4 * np.abs(theirs.coef_).max())
+        assert ours.dual_gap_ <= 1e-10
+        assert ours.n_iter_ >= 1
+        np.testing.assert_allclose(ours.predict(X), X @ ours.coef_ + ours.intercept_)
+
+
+def test_without_intercept_the_intercept_is_zero():
+    X, y = correlated(seed=2)
+    model = Lasso(alpha=0.05, fit_intercept=False, tol=1e-10).fit(X, y)
+    assert model.intercept_ == 0.0
+    theirs = sk.Lasso(alpha=0.05, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
+    np.testing.assert_allclose(model.coef_, theirs.coef_, atol=1e-5)
+
+
+def test_workers_and_seeds_give_the_same_model():
+    X, y = correlated(n=2000, p=200, seed=3)
+    one = Lasso(alpha=0.01, n_workers=1, random_state=7).fit(X, y)
+    again = Lasso(alpha=0.01, n_workers=1, random_state=7).fit(X, y)
+    two = Lasso(alpha=0.01, n_workers=2, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, again.coef_)
+    # The block scheduler takes the one-worker path on any number of workers.
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+    for scheduler in ["dynamic", "shotgun", "cyclic", "sequential"]:
+        model = Lasso(alpha=0.01, scheduler=scheduler, n_workers=2, tol=1e-8, max_iter=None).fit(X, y)
+        alpha = 0.01
+        assert squared_kkt(X, y, model.coef_, model.intercept_, alpha, 1.0) <= 1e-3 * alpha, scheduler
+
+
+def logistic_kkt(X, y01, w, b, C, l1_ratio):
+    s = np.where(y01 == 1, 1.0, -1.0)
+    z = X @ w + b
+    u = s / (1 + np.exp(s * z))  # minus the loss' derivative
+    g = C * np.asarray(X.T @ u).ravel() - (1 - l1_ratio) * w
+    nonzero = w != 0
+    violation = np.where(nonzero, np.abs(g - l1_ratio * np.sign(w)), np.maximum(np.abs(g) - l1_ratio, 0))
+    return max(violation.max(), C * abs(u.sum()))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_logistic_regression_meets_its_optimality_conditions(sparse, l1_ratio):
+    X, y = correlated(seed=4, sparse=sparse)
+    labels = (y > np.median(y)).astype(int)
+    for C in [0.05, 1.0]:
+        model = LogisticRegression(C=C, l1_ratio=l1_ratio, tol=1e-10, max_iter=None).fit(X, labels)
+        assert model.coef_.shape == (1, X.shape[1])
+        # In units of the penalty weight (1): as the Rust tests, 1e-3 of it.
+        assert logistic_kkt(X, labels, model.coef_[0], model.intercept_[0], C, l1_ratio) <= 1e-3
+        proba = model.predict_proba(X)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        np.testing.assert_array_equal(model.predict(X), model.classes_[proba.argmax(axis=1)])
+
+
+def test_three_classes_one_against_the_rest_predict_as_well_as_scikit_learn():
+    X, y = correlated(n=600, seed=5)
+    labels = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
+    ours = LogisticRegression(C=0.5).fit(X, labels)
+    theirs = sk.LogisticRegression(C=0.5, max_iter=10_000).fit(X, labels)
+    assert list(ours.classes_) == [0, 1, 2]
+    assert ours.coef_.shape == (3, X.shape[1])
+    assert ours.score(X, labels) >= theirs.score(X, labels) - 0.02
+
+
+def test_grid_search_in_a_pipeline_chooses_scikit_learns_alpha():
+    X, y = correlated(n=400, seed=6)
+    grid = {"lasso__alpha": [0.003, 0.03, 0.3, 3.0]}
+    ours = GridSearchCV(make_pipeline(StandardScaler(), Lasso(tol=1e-8)), grid, cv=3).fit(X, y)
+    theirs = GridSearchCV(make_pipeline(StandardScaler(), sk.Lasso(tol=1e-10, max_iter=100_000)), grid, cv=3).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_allclose(ours.best_score_, theirs.best_score_, rtol=1e-5)
+
+
+def test_bad_settings_raise_value_errors():
+    X, y = correlated(n=50, p=16)
+    for model in [
+        Lasso(alpha=-1.0),
+        Lasso(scheduler="fastest"),
+        Lasso(n_workers=0),
+        Lasso(tol=0.0),
+        ElasticNet(l1_ratio=0.0),
+        LogisticRegression(C=0.0),
+    ]:
+        target = (y > 0).astype(int) if isinstance(model, LogisticRegression) else y
+        with pytest.raises(ValueError):
+            model.fit(X, target)
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError):
+        Lasso().fit(X, y)
+
+
+@parametrize_with_checks([Lasso(), ElasticNet(), LogisticRegression()])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
