@@ -92,8 +92,15 @@ fn main() {
     let mut worker = LassoWorker::block(Loss::Squared, shared.clone(), data.y.clone(), 0, 1);
     let lambda_max = columns.transpose_mul(&data.y).iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let epochs = 20;
-    let spec =
-        SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 0, bound: false };
+    let spec = SolveSpec {
+        alpha: 0.01 * lambda_max,
+        ridge: 0.0,
+        target: -1.0,
+        max_epochs: epochs,
+        anderson: 0,
+        bound: false,
+        centre: false,
+    };
     let task =
         Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });
     let ns = time(columns.nnz() as u64 * u64::from(epochs), || {
@@ -108,8 +115,15 @@ fn main() {
     let half: Vec<f64> = signs.iter().map(|v| 0.5 * v).collect();
     let mut worker = LassoWorker::block(Loss::Logistic, shared, signs.clone(), 0, 1);
     let lambda_max = columns.transpose_mul(&half).iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let spec =
-        SolveSpec { alpha: 0.01 * lambda_max, ridge: 0.0, target: -1.0, max_epochs: epochs, anderson: 5, bound: false };
+    let spec = SolveSpec {
+        alpha: 0.01 * lambda_max,
+        ridge: 0.0,
+        target: -1.0,
+        max_epochs: epochs,
+        anderson: 5,
+        bound: false,
+        centre: false,
+    };
     let task =
         Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });
     let round = Round { index: 1, synced: 0 };

@@ -264,7 +264,7 @@ impl LassoWorker {
     /// until a pass lowers the objective by less than the target, with Anderson extrapolation of
     /// the passes (squared loss) kept when it lowers the subproblem's objective.
     pub(crate) fn solve(&mut self, task: &SolveTask) -> Solved {
-        let (loss, offset, spec) = (self.loss, self.offset, task.spec);
+        let (loss, mut offset, spec) = (self.loss, self.offset, task.spec);
         let Some(block) = self.block.as_mut() else {
             return Solved {
                 deltas: vec![],
@@ -319,13 +319,26 @@ impl LassoWorker {
             met = !cyclic && epochs < spec.max_epochs.max(1);
         }
         let cyclic_epochs = if cyclic { spec.max_epochs.max(1) } else { 0 };
+        // Implicit centring (squared loss with an intercept): the intercept moves with each update
+        // so that the residual keeps its mean of zero, and each step is along the centred column.
+        // Without it, features far from zero mean couple every coefficient to the intercept and
+        // passes at a fixed intercept crawl.
+        let n = y.len() as f64;
+        let centre = spec.centre && loss == Loss::Squared && n > 0.0;
+        let curvatures: Vec<f64> = coords
+            .iter()
+            .map(|&j| {
+                let jj = j as usize;
+                if centre { crate::program::centred_sq(block.col_sq[jj], col_sum[jj], n) } else { block.col_sq[jj] }
+            })
+            .collect();
         for epoch in 1..=cyclic_epochs {
             epochs = epoch;
             let mut decrease = 0.0;
             for (k, &j) in coords.iter().enumerate() {
                 let jj = j as usize;
                 let norm = block.col_sq[jj];
-                if norm <= 0.0 {
+                if norm <= 0.0 || curvatures[k] <= 0.0 {
                     continue;
                 }
                 updates += 1;
@@ -333,7 +346,8 @@ impl LassoWorker {
                 let (new, curvature) = match loss {
                     Loss::Squared => {
                         let g = x.dot(jj, &block.local) - offset * col_sum[jj];
-                        (soft_threshold(g + norm * old, spec.alpha) / (norm + spec.ridge), norm)
+                        let h = curvatures[k];
+                        (soft_threshold(g + h * old, spec.alpha) / (h + spec.ridge), h)
                     }
                     Loss::Logistic => {
                         let (u, w) = (&block.local_u, &block.local_w);
@@ -360,7 +374,12 @@ impl LassoWorker {
                 b[k] = new;
                 decrease += 0.5 * (curvature + spec.ridge) * d * d;
                 match loss {
-                    Loss::Squared => x.axpy(jj, -d, &mut block.local),
+                    Loss::Squared => {
+                        x.axpy(jj, -d, &mut block.local);
+                        if centre {
+                            offset -= d * col_sum[jj] / n;
+                        }
+                    }
                     Loss::Logistic => {
                         let (z, u, w) = (&mut block.local, &mut block.local_u, &mut block.local_w);
                         x.for_each_entry(jj, |i, v| {
@@ -386,6 +405,10 @@ impl LassoWorker {
                     );
                     snapshots.clear();
                     snapshots.push(b.clone());
+                    if centre {
+                        // The intercept that centres the extrapolated residual.
+                        offset = block.local.iter().sum::<f64>() / n;
+                    }
                 }
             }
             let stop = if decrease == 0.0 {
@@ -419,7 +442,7 @@ impl LassoWorker {
             dr = block.local.iter().zip(&self.r).map(|(l, r)| l - r).collect();
             if task.split {
                 slope = match loss {
-                    Loss::Squared => self.r.iter().zip(&dr).map(|(r, d)| (r - offset) * d).sum(),
+                    Loss::Squared => self.r.iter().zip(&dr).map(|(r, d)| (r - self.offset) * d).sum(),
                     Loss::Logistic => -self.u.iter().zip(&dr).map(|(u, d)| u * d).sum::<f64>(),
                 };
             }
@@ -428,7 +451,9 @@ impl LassoWorker {
             curvature.clone_from(&self.w);
         }
         let penalty = |b: &[f64]| b.iter().map(|&v| penalty_term(spec.alpha, spec.ridge, v)).sum::<f64>();
-        let data_term = |r: &[f64]| match loss {
+        // The data term at the start (the worker's intercept) and at the end (the intercept the
+        // passes moved to, when centring).
+        let data_term = |r: &[f64], offset: f64| match loss {
             Loss::Squared => 0.5 * r.iter().map(|v| (v - offset) * (v - offset)).sum::<f64>(),
             Loss::Logistic => y.iter().zip(r).map(|(y, z)| crate::program::log1p_exp(-y * (z + offset))).sum(),
         };
@@ -436,7 +461,7 @@ impl LassoWorker {
         let gain = if deltas.is_empty() || !(task.dense && task.split) {
             0.0
         } else {
-            data_term(&self.r) + penalty(&start) - data_term(&block.local) - penalty(&b)
+            data_term(&self.r, self.offset) + penalty(&start) - data_term(&block.local, offset) - penalty(&b)
         };
         let settled = met && epochs <= GAP_EPOCHS;
         Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled, replace }

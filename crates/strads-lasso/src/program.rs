@@ -85,6 +85,9 @@ pub struct SolveSpec {
     pub anderson: u8,
     /// Logistic loss: the curvature bound `||x_j||^2 / 4` instead of the exact curvature.
     pub bound: bool,
+    /// Squared loss with an intercept: every update moves the intercept with it (implicit
+    /// centring), so a coordinate steps along its centred column.
+    pub centre: bool,
 }
 
 /// A block-mode worker's answer: what its group's subproblem moved.
@@ -604,6 +607,13 @@ impl Worker<LassoProgram> for LassoWorker {
     }
 }
 
+/// `||x_j - mean(x_j)||^2` from `||x_j||^2` and `sum x_j` over `n` rows; 0 for a constant column
+/// (rounding may leave a sliver of its norm, which would make a step blow up).
+pub(crate) fn centred_sq(sq: f64, sum: f64, n: f64) -> f64 {
+    let centred = sq - sum * sum / n;
+    if centred > 1e-12 * sq { centred } else { 0.0 }
+}
+
 /// `total += part`, element by element: how the aggregator adds up the workers' partial sums.
 fn add_into<T: Copy + std::ops::AddAssign>(total: &mut [T], part: &[T]) {
     for (a, &b) in total.iter_mut().zip(part) {
@@ -975,9 +985,13 @@ impl<'o> LassoAggregator<'o> {
         }
         let mut deltas = Vec::with_capacity(coords.len());
         let mut changes = Vec::with_capacity(coords.len());
+        // With an intercept, the residual the workers summed has mean zero (the intercept was
+        // recentred after the last commit) and a squared-loss step along the centred column,
+        // followed by that recentring, minimizes over the coefficient and the intercept together.
+        let centre = self.settings.intercept && self.settings.loss == Loss::Squared && self.n > 0.0;
         for (k, &j) in coords.iter().enumerate() {
             let jj = j as usize;
-            let norm = self.col_sq[jj];
+            let norm = if centre { centred_sq(self.col_sq[jj], self.col_sum[jj], self.n) } else { self.col_sq[jj] };
             let last = self.last_commit[jj];
             if self.screened[jj] || norm <= 0.0 {
                 changes.push((j, 0.0));
@@ -1235,6 +1249,7 @@ impl<'o> LassoAggregator<'o> {
             max_epochs: SOLVE_MAX_EPOCHS,
             anderson: self.settings.block.unwrap_or(0),
             bound: self.settings.update == LogisticUpdate::Bound,
+            centre: self.settings.intercept && self.settings.loss == Loss::Squared,
         }
     }
 

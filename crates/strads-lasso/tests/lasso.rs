@@ -1,6 +1,6 @@
 //! Scheduled Lasso against the plain sequential solver, the optimality conditions and each other.
 
-use strads_data::Dataset;
+use strads_data::{Dataset, DenseRows, Features};
 use strads_lasso::reference::{cyclic_descent, kkt_violation, objective};
 use strads_lasso::{
     GapEvery, GeneratorSpec, Lambda, LassoFit, LassoParams, PriorityRule, SchedulerKind, Status, fit, generate,
@@ -176,6 +176,59 @@ fn block_rounds_split_between_workers_and_reach_the_optimum() {
     let model = run(&data, p, 2);
     assert_eq!((model.split_rounds, model.dropped_rounds, model.split_min), (0, 0, None));
     assert!(kkt_violation(&data, &model.beta, model.intercept, lambda, false) <= 1e-4 * lambda);
+}
+
+/// `data` as dense rows, every feature moved by `shift`.
+fn dense_shifted(data: &Dataset, shift: f64) -> Dataset {
+    let (n, p) = (data.x.rows(), data.x.cols());
+    let mut values = vec![shift; n * p];
+    for j in 0..p {
+        let mut unit = vec![0.0; p];
+        unit[j] = 1.0;
+        for (i, v) in data.x.mul(&unit).into_iter().enumerate() {
+            values[i * p + j] += v;
+        }
+    }
+    Dataset { x: Features::Dense(DenseRows { rows: n, cols: p, data: values }), y: data.y.clone(), feature_names: None }
+}
+
+/// Features far from zero mean, with an intercept: every scheduler takes its steps along centred
+/// columns (the intercept moving with each update) and converges as on centred data. Stepping at
+/// a fixed intercept, the coefficients and the intercept are coupled through the columns' means
+/// and thousands of rounds did not reach the gap.
+#[test]
+fn features_far_from_zero_mean_converge_with_an_intercept() {
+    let data = dense_shifted(&problem(0.5, 9), 100.0);
+    // The reference: the sequential solver on the centred data, whose intercept is then exact.
+    let (n, p) = (data.x.rows(), data.x.cols());
+    let Features::Dense(rows) = &data.x else { unreachable!() };
+    let means: Vec<f64> = (0..p).map(|j| (0..n).map(|i| rows.data[i * p + j]).sum::<f64>() / n as f64).collect();
+    let y_mean = data.y.iter().sum::<f64>() / n as f64;
+    let centred_values = (0..n * p).map(|k| rows.data[k] - means[k % p]).collect();
+    let centred = Dataset {
+        x: Features::Dense(DenseRows { rows: n, cols: p, data: centred_values }),
+        y: data.y.iter().map(|y| y - y_mean).collect(),
+        feature_names: None,
+    };
+    let lambda = lambda_max(&data, true) / 20.0;
+    let (beta, _) = cyclic_descent(&centred, lambda, false, 1e-13, 100_000);
+    let beta0 = y_mean - means.iter().zip(&beta).map(|(m, b)| m * b).sum::<f64>();
+    let optimum = objective(&data, &beta, beta0, lambda);
+    for scheduler in ALL {
+        let mut p = params(scheduler, lambda, true);
+        p.tol = 1e-9;
+        p.max_rounds = Some(if scheduler == SchedulerKind::Block { 50 } else { 20_000 });
+        let model = run(&data, p, 2);
+        let label = scheduler.name();
+        assert_eq!(model.status, Status::Converged, "{label}: {} rounds, gap {}", model.rounds, model.duality_gap);
+        let reached = objective(&data, &model.beta, model.intercept, lambda);
+        assert!((reached - optimum).abs() <= 1e-7 * optimum, "{label}: {reached} vs {optimum}");
+        assert!(
+            (model.intercept - beta0).abs() <= 1e-4 * beta0.abs().max(1.0),
+            "{label}: intercept {} vs {beta0}",
+            model.intercept
+        );
+    }
 }
 
 /// Block mode by default (one worker solves each working set, the others share the gap checks'
