@@ -1,7 +1,7 @@
 """strads: scheduled model-parallel machine learning, from Python.
 
-``strads.linear_model`` holds the Lasso, the elastic net and L1 logistic regression in
-scikit-learn's shape, fitted by strads' scheduled coordinate descent (the Rust engine, without
+``strads.linear_model`` holds the Lasso, the elastic net and L1 logistic regression, their
+cross-validated forms and paths, in scikit-learn's shape, fitted by strads' scheduled coordinate descent (the Rust engine, without
 the interpreter's lock).
 """
 

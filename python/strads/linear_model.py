@@ -26,11 +26,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.model_selection import check_cv
+from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from strads import _strads
 
-__all__ = ["Lasso", "ElasticNet", "LogisticRegression"]
+__all__ = ["Lasso", "ElasticNet", "LogisticRegression", "LassoCV", "ElasticNetCV", "lasso_path", "enet_path"]
 
 # Below this many stored values one worker is faster: the second worker's share of a round is
 # smaller than the cost of waking its thread.
@@ -57,7 +59,7 @@ def _check_positive(name, value):
         raise ValueError(f"{name} must be a number > 0, got {value!r}")
 
 
-def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed):
+def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, path=None, path_top=None):
     """Runs strads on validated X (float64, CSR or dense) and y (float64); returns its dict."""
     if max_iter is not None and (not isinstance(max_iter, numbers.Integral) or max_iter < 1):
         raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
@@ -72,6 +74,8 @@ def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers
         n_workers=_workers(n_workers, X),
         scheduler=str(scheduler),
         seed=0 if seed is None else int(seed),
+        path=None if path is None else int(path),
+        path_top=None if path_top is None else float(path_top),
     )
     y = np.ascontiguousarray(y, dtype=np.float64)
     if sp.issparse(X):
@@ -84,9 +88,9 @@ def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers
             np.ascontiguousarray(X.data, dtype=np.float64),
             X.shape,
             y,
-            **settings,
+            settings,
         )
-    return _strads.fit_linear_dense(np.ascontiguousarray(X, dtype=np.float64), y, **settings)
+    return _strads.fit_linear_dense(np.ascontiguousarray(X, dtype=np.float64), y, settings)
 
 
 def _seed(random_state):
@@ -367,3 +371,243 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _alpha_max(X, y, l1_ratio, fit_intercept):
+    """The smallest weight at which every coefficient is zero: ``||X^T (y - mean)||_inf / (n l1_ratio)``."""
+    centred = y - y.mean() if fit_intercept else y
+    return float(np.abs(np.asarray(X.T @ centred)).max()) / (X.shape[0] * l1_ratio)
+
+
+def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas):
+    """The weights, largest first, and whether they are the geometric grid strads' paths walk."""
+    if alphas is None or isinstance(alphas, numbers.Integral):
+        n = n_alphas if alphas is None else int(alphas)
+        if n < 1:
+            raise ValueError(f"the number of alphas must be >= 1, got {n}")
+        _check_unit("eps", eps, low_open=True)
+        top = _alpha_max(X, y, l1_ratio, fit_intercept)
+        if top <= 0:
+            # Constant targets: every weight gives the zero model.
+            return np.full(n, np.finfo(float).eps), False
+        return np.geomspace(top, top * eps, num=n), n >= 2 and eps < 1
+    grid = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
+    if grid.size == 0 or not np.all(np.isfinite(grid)) or grid[-1] <= 0:
+        raise ValueError("alphas must be a non-empty list of finite weights > 0")
+    return grid, False
+
+
+def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed):
+    """Coefficients (weights x features), intercepts and relative gaps along ``grid``."""
+    common = dict(
+        loss=loss,
+        l1_ratio=l1_ratio,
+        fit_intercept=fit_intercept,
+        tol=tol,
+        max_iter=max_iter,
+        n_workers=n_workers,
+        scheduler=scheduler,
+        seed=seed,
+    )
+    if geometric:
+        # One strads path: each weight starts from the previous solution; max_iter is per weight.
+        if max_iter is not None:
+            common["max_iter"] = max_iter * len(grid)
+        result = _fit(X, y, alpha=grid[-1], path=len(grid), path_top=grid[0], **common)
+        done = len(result.get("path_alphas", []))
+        if done == len(grid):
+            return result["path_coefs"], result["path_intercepts"], result["path_gaps"]
+        # The budget ran out at the weight after the last finished one: the weights from there
+        # on get the model it stopped at.
+        _warn_unconverged(result, tol)
+        rest = len(grid) - done
+        coefs = np.vstack([result.get("path_coefs", np.empty((0, X.shape[1]))), np.tile(result["coef"], (rest, 1))])
+        intercepts = np.concatenate([result.get("path_intercepts", []), np.full(rest, result["intercept"])])
+        gaps = np.concatenate([result.get("path_gaps", []), np.full(rest, result["dual_gap"])])
+        return coefs, intercepts, gaps
+    fits = [_fit(X, y, alpha=alpha, **common) for alpha in grid]
+    coefs = np.vstack([np.asarray(f["coef"]) for f in fits])
+    return coefs, np.array([f["intercept"] for f in fits]), np.array([f["dual_gap"] for f in fits])
+
+
+def enet_path(
+    X,
+    y,
+    *,
+    l1_ratio=0.5,
+    eps=1e-3,
+    n_alphas=100,
+    alphas=None,
+    fit_intercept=False,
+    tol=1e-4,
+    max_iter=1000,
+    n_workers=None,
+    scheduler="block",
+    random_state=None,
+    return_n_iter=False,
+):
+    """The elastic net along a grid of weights, as scikit-learn's ``enet_path``.
+
+    With ``alphas=None`` the grid is ``n_alphas`` weights geometric from the data's ``alpha_max``
+    down to ``eps x alpha_max``, solved as one strads path (each weight from the previous
+    solution); a given grid is sorted, largest first, and each weight fitted on its own. Returns
+    ``(alphas, coefs, dual_gaps)``: ``coefs`` of shape (n_features, n_alphas), ``dual_gaps``
+    relative (scikit-learn's are absolute). Like scikit-learn's, no intercept by default.
+    """
+    _check_unit("l1_ratio", l1_ratio, low_open=True)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64), warn=True)
+    check_consistent_length(X, y)
+    grid, geometric = _grid(X, y, l1_ratio=l1_ratio, fit_intercept=fit_intercept, eps=eps, n_alphas=n_alphas, alphas=alphas)
+    coefs, _, gaps = _path(
+        X,
+        y,
+        grid,
+        geometric,
+        l1_ratio=l1_ratio,
+        fit_intercept=fit_intercept,
+        tol=tol,
+        max_iter=max_iter,
+        n_workers=n_workers,
+        scheduler=scheduler,
+        seed=_seed(random_state),
+    )
+    out = (grid, np.ascontiguousarray(coefs.T), np.asarray(gaps))
+    return (*out, None) if return_n_iter else out
+
+
+def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, **params):
+    """The Lasso along a grid of weights, as scikit-learn's ``lasso_path``: :func:`enet_path` with ``l1_ratio=1``."""
+    return enet_path(X, y, l1_ratio=1.0, eps=eps, n_alphas=n_alphas, alphas=alphas, **params)
+
+
+class ElasticNetCV(RegressorMixin, BaseEstimator):
+    """The elastic net with its weight (and ``l1_ratio``) chosen by cross-validation, as scikit-learn's.
+
+    For each ``l1_ratio`` and each fold, one strads path over the grid (the full data's ``alpha_max``
+    down to ``eps x alpha_max``, or ``alphas``); the weight of least mean squared error over the
+    folds is then fitted on all the data.
+
+    Parameters: ``l1_ratio`` (float or list, default 0.5), ``eps``, ``n_alphas``, ``alphas`` (None,
+    a number of weights, or the weights), ``cv`` (folds, or a scikit-learn splitter), and those of
+    :class:`ElasticNet`.
+
+    Attributes: ``alpha_``, ``l1_ratio_``, ``alphas_`` (the grid, or one per ``l1_ratio``),
+    ``mse_path_`` (n_alphas x n_folds, or n_l1_ratio x n_alphas x n_folds), ``coef_``, ``intercept_``,
+    ``dual_gap_``, ``n_iter_``, ``n_features_in_``.
+    """
+
+    def __init__(
+        self,
+        *,
+        l1_ratio=0.5,
+        eps=1e-3,
+        n_alphas=100,
+        alphas=None,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-4,
+        cv=None,
+        random_state=None,
+        n_workers=None,
+        scheduler="block",
+    ):
+        self.l1_ratio = l1_ratio
+        self.eps = eps
+        self.n_alphas = n_alphas
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cv = cv
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.scheduler = scheduler
+
+    def _l1_ratios(self):
+        """The ratios to try, and whether one was given as a number."""
+        return np.atleast_1d(np.asarray(self.l1_ratio, dtype=np.float64)), np.ndim(self.l1_ratio) == 0
+
+    def fit(self, X, y):
+        """Chooses the weight by cross-validation on X and y, then fits it on all of them."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        ratios, single = self._l1_ratios()
+        for ratio in ratios:
+            _check_unit("l1_ratio", float(ratio), low_open=True)
+        folds = list(check_cv(self.cv).split(X, y))
+        settings = dict(
+            fit_intercept=self.fit_intercept,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            n_workers=self.n_workers,
+            scheduler=self.scheduler,
+            seed=_seed(self.random_state),
+        )
+        grids, mse = [], []
+        for ratio in ratios:
+            grid, geometric = _grid(
+                X, y, l1_ratio=ratio, fit_intercept=self.fit_intercept, eps=self.eps, n_alphas=self.n_alphas, alphas=self.alphas
+            )
+            errors = np.empty((len(grid), len(folds)))
+            for k, (train, test) in enumerate(folds):
+                coefs, intercepts, _ = _path(X[train], y[train], grid, geometric, l1_ratio=float(ratio), **settings)
+                predicted = np.asarray(X[test] @ coefs.T) + intercepts
+                errors[:, k] = ((predicted - y[test][:, None]) ** 2).mean(axis=0)
+            grids.append(grid)
+            mse.append(errors)
+        mean = np.array([e.mean(axis=1) for e in mse])
+        best_ratio, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
+        self.l1_ratio_ = float(ratios[best_ratio])
+        self.alpha_ = float(grids[best_ratio][best_alpha])
+        self.alphas_ = grids[0] if single else np.array(grids)
+        self.mse_path_ = mse[0] if single else np.array(mse)
+        result = _fit(X, y, loss="squared", alpha=self.alpha_, l1_ratio=self.l1_ratio_, **settings)
+        _warn_unconverged(result, self.tol)
+        self.coef_ = np.asarray(result["coef"], dtype=np.float64)
+        self.intercept_ = float(result["intercept"])
+        self.n_iter_ = max(1, int(result["n_iter"]))
+        self.dual_gap_ = float(result["dual_gap"])
+        return self
+
+    def predict(self, X):
+        """``X w + b`` with the chosen weight's model."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LassoCV(ElasticNetCV):
+    """The Lasso with its weight chosen by cross-validation: :class:`ElasticNetCV` with ``l1_ratio=1``."""
+
+    def __init__(
+        self,
+        *,
+        eps=1e-3,
+        n_alphas=100,
+        alphas=None,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-4,
+        cv=None,
+        random_state=None,
+        n_workers=None,
+        scheduler="block",
+    ):
+        self.eps = eps
+        self.n_alphas = n_alphas
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cv = cv
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.scheduler = scheduler
+
+    def _l1_ratios(self):
+        return np.array([1.0]), True

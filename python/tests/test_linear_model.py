@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from strads.linear_model import ElasticNet, Lasso, LogisticRegression
+from strads.linear_model import ElasticNet, ElasticNetCV, Lasso, LassoCV, LogisticRegression, enet_path, lasso_path
 
 
 def correlated(n=300, p=80, rho=0.8, support=10, seed=0, sparse=False):
@@ -30,14 +30,14 @@ def squared_objective(X, y, w, b, alpha, l1_ratio):
     return r @ r / (2 * len(y)) + alpha * (l1_ratio * np.abs(w).sum() + 0.5 * (1 - l1_ratio) * w @ w)
 
 
-def squared_kkt(X, y, w, b, alpha, l1_ratio):
+def squared_kkt(X, y, w, b, alpha, l1_ratio, intercept=True):
     """The largest violation of the optimality conditions of the elastic net (and the intercept's)."""
     r = y - X @ w - b
     g = np.asarray(X.T @ r).ravel() / len(y) - alpha * (1 - l1_ratio) * w
     l1 = alpha * l1_ratio
     nonzero = w != 0
     violation = np.where(nonzero, np.abs(g - l1 * np.sign(w)), np.maximum(np.abs(g) - l1, 0))
-    return max(violation.max(), abs(r.mean()))
+    return max(violation.max(), abs(r.mean()) if intercept else 0.0)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -125,6 +125,44 @@ def test_grid_search_in_a_pipeline_chooses_scikit_learns_alpha():
     np.testing.assert_allclose(ours.best_score_, theirs.best_score_, rtol=1e-5)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_paths_follow_scikit_learns_grid_and_solutions(sparse):
+    X, y = correlated(seed=7, sparse=sparse)
+    alphas, coefs, gaps = lasso_path(X, y, n_alphas=15, tol=1e-10)
+    theirs_alphas, theirs_coefs, _ = sk.lasso_path(X, y, alphas=15, tol=1e-12, max_iter=100_000)
+    np.testing.assert_allclose(alphas, theirs_alphas, rtol=1e-12)
+    assert coefs.shape == theirs_coefs.shape == (X.shape[1], 15)
+    assert np.all(gaps <= 1e-10)
+    for k, alpha in enumerate(alphas):
+        assert squared_kkt(X, y, coefs[:, k], 0.0, alpha, 1.0, intercept=False) <= 1e-4 * alpha
+        mine = squared_objective(X, y, coefs[:, k], 0.0, alpha, 1.0)
+        best = squared_objective(X, y, theirs_coefs[:, k], 0.0, alpha, 1.0)
+        assert mine <= best * (1 + 1e-8), (k, mine, best)
+    # A given grid, in any order, comes back largest first, each weight fitted on its own.
+    grid = [0.01, 0.3, 0.1]
+    alphas, coefs, _ = enet_path(X, y, l1_ratio=0.5, alphas=grid, tol=1e-10)
+    np.testing.assert_array_equal(alphas, [0.3, 0.1, 0.01])
+    for k, alpha in enumerate(alphas):
+        theirs = sk.ElasticNet(alpha=alpha, l1_ratio=0.5, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
+        mine = squared_objective(X, y, coefs[:, k], 0.0, alpha, 0.5)
+        assert mine <= squared_objective(X, y, theirs.coef_, 0.0, alpha, 0.5) * (1 + 1e-8)
+
+
+def test_cross_validation_chooses_scikit_learns_weight():
+    X, y = correlated(n=250, seed=8)
+    ours = LassoCV(cv=5, tol=1e-10).fit(X, y)
+    theirs = sk.LassoCV(cv=5, tol=1e-12, max_iter=100_000).fit(X, y)
+    assert ours.alpha_ == pytest.approx(theirs.alpha_, rel=1e-12)
+    np.testing.assert_allclose(ours.alphas_, theirs.alphas_, rtol=1e-12)
+    np.testing.assert_allclose(ours.mse_path_, theirs.mse_path_, rtol=1e-4)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4 * np.abs(theirs.coef_).max())
+    ours = ElasticNetCV(l1_ratio=[0.3, 0.9], alphas=20, cv=3, tol=1e-10).fit(X, y)
+    theirs = sk.ElasticNetCV(l1_ratio=[0.3, 0.9], alphas=20, cv=3, tol=1e-12, max_iter=100_000).fit(X, y)
+    assert (ours.l1_ratio_, ours.alpha_) == (theirs.l1_ratio_, pytest.approx(theirs.alpha_, rel=1e-12))
+    assert ours.mse_path_.shape == theirs.mse_path_.shape == (2, 20, 3)
+    np.testing.assert_allclose(ours.mse_path_, theirs.mse_path_, rtol=1e-4)
+
+
 def test_bad_settings_raise_value_errors():
     X, y = correlated(n=50, p=16)
     for model in [
@@ -143,6 +181,6 @@ def test_bad_settings_raise_value_errors():
         Lasso().fit(X, y)
 
 
-@parametrize_with_checks([Lasso(), ElasticNet(), LogisticRegression()])
+@parametrize_with_checks([Lasso(), ElasticNet(), LogisticRegression(), LassoCV(alphas=10, cv=3), ElasticNetCV(alphas=10, cv=3)])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)

@@ -21,17 +21,29 @@ fn to_py(error: LassoError) -> PyErr {
     }
 }
 
-/// The settings a linear estimator passes, in strads' terms.
+/// The settings a linear estimator passes, as a dict with exactly these keys (scikit-learn's
+/// names where they exist).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
 struct LinearSettings {
-    loss: Loss,
-    lambda: f64,
+    /// "squared" or "logistic".
+    loss: String,
+    /// The penalty weight (strads' lambda).
+    alpha: f64,
     l1_ratio: f64,
-    intercept: bool,
+    fit_intercept: bool,
+    /// The relative duality gap to stop at.
     tol: f64,
-    max_rounds: Option<u64>,
-    workers: usize,
-    scheduler: SchedulerKind,
+    /// Most rounds, or None.
+    max_iter: Option<u64>,
+    n_workers: usize,
+    /// A scheduler's name.
+    scheduler: String,
     seed: u64,
+    /// A regularization path of this many weights, geometric from `path_top` (or the data's
+    /// `lambda_max`) down to `alpha`, each from the previous solution; or None.
+    path: Option<usize>,
+    path_top: Option<f64>,
 }
 
 fn scheduler_named(name: &str) -> PyResult<SchedulerKind> {
@@ -56,18 +68,22 @@ fn loss_named(name: &str) -> PyResult<Loss> {
     }
 }
 
-/// Fits on `data` with the embedded runtime, the interpreter released.
+/// Fits on `data` with the embedded runtime, the interpreter released. The dict holds the final
+/// model (`coef`, `intercept`, `n_iter`, `dual_gap`, ...) and, for a path, each weight's
+/// `path_alphas`, `path_coefs` (weights x features), `path_intercepts` and `path_gaps`.
 fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResult<Py<PyDict>> {
-    let mut params = LassoParams::new(Lambda::Value(settings.lambda));
-    params.loss = settings.loss;
+    let mut params = LassoParams::new(Lambda::Value(settings.alpha));
+    params.loss = loss_named(&settings.loss)?;
     params.l1_ratio = settings.l1_ratio;
-    params.intercept = settings.intercept;
+    params.intercept = settings.fit_intercept;
     params.tol = settings.tol;
-    params.max_rounds = settings.max_rounds;
-    params.scheduler = settings.scheduler;
+    params.max_rounds = settings.max_iter;
+    params.scheduler = scheduler_named(&settings.scheduler)?;
     params.seed = settings.seed;
+    params.path = settings.path;
+    params.path_top = settings.path_top;
     let checked = params.check().map_err(to_py)?;
-    let workers = settings.workers;
+    let (workers, features) = (settings.n_workers, data.x.cols());
     let fitted: Result<LassoFit, LassoError> = py.detach(move || {
         let launcher = Embedded::new(workers)?;
         strads_lasso::fit(&data, &checked, &launcher, &mut |_| {})?
@@ -85,50 +101,42 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     out.set_item("status", format!("{:?}", model.status).to_lowercase())?;
     out.set_item("updates", model.updates)?;
     out.set_item("seconds", model.seconds)?;
+    if !model.path.is_empty() {
+        let mut coefs = vec![0.0; model.path.len() * features];
+        for (row, point) in coefs.chunks_exact_mut(features).zip(&model.path) {
+            for &(j, value) in &point.coefficients {
+                row[j as usize] = value;
+            }
+        }
+        let coefs = numpy::ndarray::Array2::from_shape_vec((model.path.len(), features), coefs)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let column = |f: fn(&strads_lasso::PathPoint) -> f64| -> Vec<f64> { model.path.iter().map(f).collect() };
+        out.set_item("path_alphas", column(|p| p.lambda).into_pyarray(py))?;
+        out.set_item("path_coefs", coefs.into_pyarray(py))?;
+        out.set_item("path_intercepts", column(|p| p.intercept).into_pyarray(py))?;
+        out.set_item("path_gaps", column(|p| p.duality_gap).into_pyarray(py))?;
+    }
     Ok(out.unbind())
 }
 
-/// Fits a Lasso, elastic net or L1 logistic regression on dense rows (C order, float64).
+/// Fits a Lasso, elastic net or L1 logistic regression on dense rows (float64).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed))]
-#[allow(clippy::too_many_arguments)]
 fn fit_linear_dense(
     py: Python<'_>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
-    loss: &str,
-    alpha: f64,
-    l1_ratio: f64,
-    fit_intercept: bool,
-    tol: f64,
-    max_iter: Option<u64>,
-    n_workers: usize,
-    scheduler: &str,
-    seed: u64,
+    settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
     let x = x.as_array();
     let (rows, cols) = x.dim();
     let values = x.iter().copied().collect();
     let features = Features::Dense(DenseRows { rows, cols, data: values });
     let data = Dataset { x: features, y: y.as_array().to_vec(), feature_names: None };
-    let settings = LinearSettings {
-        loss: loss_named(loss)?,
-        lambda: alpha,
-        l1_ratio,
-        intercept: fit_intercept,
-        tol,
-        max_rounds: max_iter,
-        workers: n_workers,
-        scheduler: scheduler_named(scheduler)?,
-        seed,
-    };
     fit_linear(py, data, settings)
 }
 
-/// Fits on compressed sparse rows (`indptr`, sorted `indices` without duplicates, `data`).
+/// Fits on compressed sparse rows (`indptr`, sorted `indices` without duplicates, `values`).
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, values, shape, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed))]
-#[allow(clippy::too_many_arguments)]
 fn fit_linear_csr(
     py: Python<'_>,
     indptr: PyReadonlyArray1<'_, u64>,
@@ -136,31 +144,12 @@ fn fit_linear_csr(
     values: PyReadonlyArray1<'_, f64>,
     shape: (usize, usize),
     y: PyReadonlyArray1<'_, f64>,
-    loss: &str,
-    alpha: f64,
-    l1_ratio: f64,
-    fit_intercept: bool,
-    tol: f64,
-    max_iter: Option<u64>,
-    n_workers: usize,
-    scheduler: &str,
-    seed: u64,
+    settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
     let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
     let matrix = SparseRows::try_new(shape, indptr, indices.as_array().to_vec(), values.as_array().to_vec())
         .map_err(|(_, _, _, e)| PyValueError::new_err(format!("invalid compressed sparse rows: {e}")))?;
     let data = Dataset { x: Features::Sparse(matrix), y: y.as_array().to_vec(), feature_names: None };
-    let settings = LinearSettings {
-        loss: loss_named(loss)?,
-        lambda: alpha,
-        l1_ratio,
-        intercept: fit_intercept,
-        tol,
-        max_rounds: max_iter,
-        workers: n_workers,
-        scheduler: scheduler_named(scheduler)?,
-        seed,
-    };
     fit_linear(py, data, settings)
 }
 
