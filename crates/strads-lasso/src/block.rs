@@ -264,8 +264,13 @@ impl LassoWorker {
     /// until a pass lowers the objective by less than the target, with Anderson extrapolation of
     /// the passes (squared loss) kept when it lowers the subproblem's objective.
     pub(crate) fn solve(&mut self, task: &SolveTask) -> Solved {
-        let (loss, mut offset, spec) = (self.loss, self.offset, task.spec);
-        let Some(block) = self.block.as_mut() else {
+        let (loss, mut offset, mut spec) = (self.loss, self.offset, task.spec);
+        if task.split && loss == Loss::Logistic {
+            // The groups of a split round are weighed at the intercept they started from.
+            spec.centre = false;
+        }
+        // An empty group (a worker left out of the round) moves nothing, not even the intercept.
+        let Some(block) = self.block.as_mut().filter(|_| !task.coords.is_empty()) else {
             return Solved {
                 deltas: vec![],
                 dr: vec![],
@@ -276,6 +281,7 @@ impl LassoWorker {
                 epochs: 0,
                 settled: true,
                 replace: false,
+                intercept_shift: 0.0,
             };
         };
         let (x, y, col_sum) = (&*self.x, &self.y, &self.col_sum);
@@ -306,6 +312,8 @@ impl LassoWorker {
         let mut cyclic = true;
         // Whether the passes stopped at the target (not at `spec.max_epochs`).
         let mut met = false;
+        // Logistic loss with an intercept: how far the Newton steps moved it.
+        let mut intercept_shift = 0.0;
         if loss == Loss::Logistic && !spec.bound {
             let context = GapContext { x, y, col_sum, offset, alpha: spec.alpha, ridge: spec.ridge, outside_sq };
             let newton = context.prox_newton(
@@ -315,7 +323,10 @@ impl LassoWorker {
                 (&mut block.local, &mut block.local_u, &mut block.local_w),
                 spec,
             );
-            (updates, epochs, cyclic) = newton;
+            let shift;
+            (updates, epochs, cyclic, shift) = newton;
+            intercept_shift = shift;
+            offset = self.offset + shift;
             met = !cyclic && epochs < spec.max_epochs.max(1);
         }
         let cyclic_epochs = if cyclic { spec.max_epochs.max(1) } else { 0 };
@@ -435,7 +446,8 @@ impl LassoWorker {
             .collect();
         let (mut dr, mut slope, mut curvature) = (vec![], 0.0, vec![]);
         // One group on several workers: the new residual itself, so that the others copy it exactly.
-        let replace = task.dense && !task.split && !deltas.is_empty();
+        let moved = !deltas.is_empty() || intercept_shift != 0.0;
+        let replace = task.dense && !task.split && moved;
         if replace {
             dr.clone_from(&block.local);
         } else if task.dense && !deltas.is_empty() {
@@ -464,11 +476,12 @@ impl LassoWorker {
             data_term(&self.r, self.offset) + penalty(&start) - data_term(&block.local, offset) - penalty(&b)
         };
         let settled = met && epochs <= GAP_EPOCHS;
-        Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled, replace }
+        Solved { deltas, dr, slope, curvature, updates, gain, epochs, settled, replace, intercept_shift }
     }
 
     /// Moves the residual by a block round's step (see [`crate::program::Commit::solve`]).
-    pub(crate) fn apply_step(&mut self, step: &SolveStep) {
+    /// `moved`: the intercept (already in `self.offset`) moved, so every row's logistic derivatives change.
+    pub(crate) fn apply_step(&mut self, step: &SolveStep, moved: bool) {
         let Some(block) = self.block.as_mut() else { return };
         if step.dr.is_empty() {
             if block.local.len() == self.r.len() {
@@ -482,11 +495,10 @@ impl LassoWorker {
         }
         if step.replace {
             for (i, (r, new)) in self.r.iter_mut().zip(&step.dr).enumerate() {
-                if *r != *new {
-                    *r = *new;
-                    if self.loss == Loss::Logistic {
-                        (self.u[i], self.w[i]) = logistic_derivatives(self.y[i], *r + self.offset);
-                    }
+                let changed = *r != *new;
+                *r = *new;
+                if self.loss == Loss::Logistic && (changed || moved) {
+                    (self.u[i], self.w[i]) = logistic_derivatives(self.y[i], *r + self.offset);
                 }
             }
             return;
@@ -510,6 +522,7 @@ pub(crate) const GAP_EPOCHS: u32 = 5;
 const DECREASE_FRACTION: f64 = 0.01;
 
 /// What a group's gap needs besides the group itself.
+#[derive(Clone, Copy)]
 struct GapContext<'a> {
     x: &'a Columns,
     y: &'a [f64],
@@ -600,11 +613,21 @@ impl GapContext<'_> {
         col_sq: &[f64],
         (z, u, w): (&mut [f64], &mut [f64], &mut [f64]),
         spec: SolveSpec,
-    ) -> (u64, u32, bool) {
-        let (x, y, offset, alpha, ridge) = (self.x, self.y, self.offset, spec.alpha, spec.ridge);
+    ) -> (u64, u32, bool, f64) {
+        let (x, y, alpha, ridge) = (self.x, self.y, spec.alpha, spec.ridge);
+        // With an intercept (`spec.centre`), each Newton model also moves it: every coordinate
+        // steps along its column centred by the curvature-weighted mean `m_j = s_j / W` (`s_j =
+        // x_j . w`, `W = sum w`), the model's intercept step `c` kept at its optimum (`sum v = c W`,
+        // with `v` the sparse part), as scikit-learn centres its data. The intercept's total move
+        // is `shift`, the margins' offset `self.offset + shift`.
+        let mut shift = 0.0;
+        let offset = |shift: f64| self.offset + shift;
         let n = z.len();
         let (mut v, mut q) = (vec![0.0; n], vec![0.0; n]);
         let mut h = vec![0.0; coords.len()];
+        let mut s = vec![0.0; coords.len()];
+        let mut full_q: Vec<f64> = vec![];
+        let all_rows: Vec<usize> = if spec.centre { (0..n).collect() } else { vec![] };
         let mut d = vec![0.0; coords.len()];
         let mut touched: Vec<usize> = vec![];
         let mut snapshots: Vec<Vec<f64>> = vec![];
@@ -613,14 +636,25 @@ impl GapContext<'_> {
         let budget = spec.max_epochs.max(1);
         let gap_known = ridge == 0.0;
         while passes < budget {
-            for (hk, &j) in h.iter_mut().zip(coords) {
-                let mut sum = 0.0;
-                x.for_each_entry(j as usize, |i, xv| sum += xv * xv * w[i]);
-                *hk = sum.max(1e-12 * col_sq[j as usize]);
+            let total_w: f64 = if spec.centre { w.iter().sum() } else { 0.0 };
+            let centre = total_w > 0.0;
+            for (k, &j) in coords.iter().enumerate() {
+                let (mut sum, mut weighted) = (0.0, 0.0);
+                x.for_each_entry(j as usize, |i, xv| {
+                    sum += xv * xv * w[i];
+                    weighted += xv * w[i];
+                });
+                if centre {
+                    sum -= weighted * weighted / total_w;
+                    s[k] = weighted;
+                }
+                h[k] = sum.max(1e-12 * col_sq[j as usize]);
             }
             v.copy_from_slice(u);
             q.fill(0.0);
             d.fill(0.0);
+            let c0 = if centre { u.iter().sum::<f64>() / total_w } else { 0.0 };
+            let mut c = c0;
             let mut first = None;
             snapshots.clear();
             snapshots.push(d.clone());
@@ -633,7 +667,7 @@ impl GapContext<'_> {
                         continue;
                     }
                     let old = b[k] + d[k];
-                    let g = x.dot(jj, &v);
+                    let g = x.dot(jj, &v) - c * s[k];
                     let new = soft_threshold(g + h[k] * old, alpha) / (h[k] + ridge);
                     let delta = new - old;
                     if delta == 0.0 || !delta.is_finite() {
@@ -641,6 +675,9 @@ impl GapContext<'_> {
                     }
                     updates += 1;
                     d[k] += delta;
+                    if centre {
+                        c -= delta * s[k] / total_w;
+                    }
                     decrease += 0.5 * (h[k] + ridge) * delta * delta;
                     x.for_each_entry(jj, |i, xv| {
                         q[i] += delta * xv;
@@ -651,7 +688,12 @@ impl GapContext<'_> {
                     snapshots.push(d.clone());
                     if snapshots.len() > usize::from(spec.anderson) {
                         let state = (&mut d[..], &mut q[..], &mut v[..]);
-                        self.extrapolate_model(coords, b, state, (u, w), &snapshots, &mut scratch, spec);
+                        let intercept = centre.then_some((&s[..], total_w, c0));
+                        if let Some(moved) =
+                            self.extrapolate_model(coords, b, state, (u, w), &snapshots, &mut scratch, spec, intercept)
+                        {
+                            c = moved;
+                        }
                         snapshots.clear();
                         snapshots.push(d.clone());
                     }
@@ -661,23 +703,36 @@ impl GapContext<'_> {
                     break;
                 }
             }
-            if d.iter().all(|&d| d == 0.0) {
+            if d.iter().all(|&d| d == 0.0) && c == 0.0 {
                 break;
             }
-            touched.clear();
-            touched.extend((0..n).filter(|&i| q[i] != 0.0));
-            let Some((t, change)) = armijo(y, u, &q, &touched, b, &d, alpha, ridge) else {
-                return (updates, passes, true);
+            let (step_q, rows) = if c != 0.0 {
+                // The intercept's step moves every row.
+                full_q.clear();
+                full_q.extend(q.iter().map(|q| q + c));
+                (&full_q[..], &all_rows[..])
+            } else {
+                touched.clear();
+                touched.extend((0..n).filter(|&i| q[i] != 0.0));
+                (&q[..], &touched[..])
+            };
+            let Some((t, change)) = armijo(y, u, step_q, rows, b, &d, alpha, ridge) else {
+                return (updates, passes, true, shift);
             };
             for (bk, dk) in b.iter_mut().zip(&d) {
                 *bk += t * dk;
             }
-            for &i in &touched {
-                z[i] += t * q[i];
-                (u[i], w[i]) = logistic_derivatives(y[i], z[i] + offset);
+            if c != 0.0 {
+                shift += t * c;
             }
+            let margin = offset(shift);
+            for &i in rows {
+                z[i] += t * q[i];
+                (u[i], w[i]) = logistic_derivatives(y[i], z[i] + margin);
+            }
+            let at = GapContext { offset: margin, ..*self };
             let done = if gap_known {
-                self.group_gap(Loss::Logistic, coords, b, z, u) <= spec.target
+                at.group_gap(Loss::Logistic, coords, b, z, u) <= spec.target
             } else {
                 -change <= DECREASE_FRACTION * spec.target
             };
@@ -685,12 +740,14 @@ impl GapContext<'_> {
                 break;
             }
         }
-        (updates, passes, false)
+        (updates, passes, false, shift)
     }
 
     /// Anderson extrapolation of the inner passes of [`Self::prox_newton`]: the combination of the
     /// snapshots of the step `d` is taken when it lowers the quadratic model
     /// `-u . q + (1/2) sum w q^2 + penalty(b + d)`, `q = X d`, with `q` and `v = u - W q` moved along.
+    /// With an intercept (`intercept = (s, W, c0)`), the model's intercept step is `c0 - s . d / W`;
+    /// returns the kept candidate's.
     #[allow(clippy::too_many_arguments)]
     fn extrapolate_model(
         &self,
@@ -701,8 +758,9 @@ impl GapContext<'_> {
         snapshots: &[Vec<f64>],
         (q2, v2): &mut (Vec<f64>, Vec<f64>),
         spec: SolveSpec,
-    ) {
-        let Some(candidate) = crate::anderson::extrapolated(snapshots) else { return };
+        intercept: Option<(&[f64], f64, f64)>,
+    ) -> Option<f64> {
+        let candidate = crate::anderson::extrapolated(snapshots)?;
         q2.copy_from_slice(q);
         v2.copy_from_slice(v);
         for (k, &j) in coords.iter().enumerate() {
@@ -714,8 +772,12 @@ impl GapContext<'_> {
                 });
             }
         }
+        let step_of = |d: &[f64]| -> f64 {
+            intercept.map_or(0.0, |(s, total, c0)| c0 - s.iter().zip(d).map(|(s, d)| s * d).sum::<f64>() / total)
+        };
         let model = |q: &[f64], d: &[f64]| -> f64 {
-            let data: f64 = q.iter().zip(u).zip(w).map(|((q, u), w)| q * (0.5 * w * q - u)).sum();
+            let c = step_of(d);
+            let data: f64 = q.iter().zip(u).zip(w).map(|((q, u), w)| (q + c) * (0.5 * w * (q + c) - u)).sum();
             let penalty: f64 = b.iter().zip(d).map(|(b, d)| penalty_term(spec.alpha, spec.ridge, b + d)).sum();
             data + penalty
         };
@@ -724,7 +786,9 @@ impl GapContext<'_> {
             q.copy_from_slice(q2);
             v.copy_from_slice(v2);
             d.copy_from_slice(&candidate);
+            return Some(step_of(d));
         }
+        None
     }
 }
 

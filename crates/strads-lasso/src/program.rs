@@ -85,8 +85,9 @@ pub struct SolveSpec {
     pub anderson: u8,
     /// Logistic loss: the curvature bound `||x_j||^2 / 4` instead of the exact curvature.
     pub bound: bool,
-    /// Squared loss with an intercept: every update moves the intercept with it (implicit
-    /// centring), so a coordinate steps along its centred column.
+    /// With an intercept: every update moves the intercept with it (implicit centring), so a
+    /// coordinate steps along its centred column (squared loss) or its column centred by the
+    /// curvature-weighted mean in each Newton model (logistic loss).
     pub centre: bool,
 }
 
@@ -101,6 +102,8 @@ pub struct Solved {
     /// `dr` holds the new residual, not a change: the other workers copy it, so every worker
     /// holds the residual the solving worker computed, bit for bit, on any number of workers.
     pub replace: bool,
+    /// Logistic loss with an intercept: how far the group's Newton steps moved it.
+    pub intercept_shift: f64,
     /// The data term's slope along `dr` at the current point: `(r - offset) . dr` (squared),
     /// `-u . dr` (logistic).
     pub slope: f64,
@@ -514,12 +517,12 @@ impl Worker<LassoProgram> for LassoWorker {
             }
         }
         if let Some(step) = &commit.solve {
-            self.apply_step(step);
+            // The intercept first: a logistic step recomputes the derivatives at the new one.
+            self.offset += commit.intercept_delta;
+            self.apply_step(step, commit.intercept_delta != 0.0);
         }
         match self.loss {
-            _ if commit.solve.is_some() => {
-                self.offset += commit.intercept_delta;
-            }
+            _ if commit.solve.is_some() => {}
             Loss::Squared => {
                 for &(j, delta) in &commit.deltas {
                     self.x.axpy(j as usize, -delta, &mut self.r);
@@ -1159,7 +1162,7 @@ impl<'o> LassoAggregator<'o> {
     /// commits it.
     fn solve(&mut self, round: Round, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let (mut moves, mut dr, mut slope, mut curvature, mut groups) = (Vec::new(), Vec::new(), 0.0, Vec::new(), 0);
-        let (mut gains, mut replace) = (0.0, false);
+        let (mut gains, mut replace, mut intercept_shift) = (0.0, false, 0.0);
         // Whether every group was solved at its first gap check: given the other groups, each was
         // (nearly) at its optimum, so what is left lies across the groups, which parallel rounds
         // cannot reach any faster than one worker solving the whole working set.
@@ -1167,7 +1170,7 @@ impl<'o> LassoAggregator<'o> {
         for partial in partials {
             let Partial::Solved(s) = partial else { continue };
             self.updates += s.updates;
-            if s.deltas.is_empty() {
+            if s.deltas.is_empty() && s.intercept_shift == 0.0 {
                 continue;
             }
             groups += 1;
@@ -1175,6 +1178,7 @@ impl<'o> LassoAggregator<'o> {
             settled &= s.settled;
             moves.extend(s.deltas);
             replace = s.replace;
+            intercept_shift = s.intercept_shift;
             slope += s.slope;
             if dr.is_empty() {
                 dr = s.dr;
@@ -1227,7 +1231,12 @@ impl<'o> LassoAggregator<'o> {
             deltas.push((j, d));
         }
         self.update_rounds += 1;
-        let intercept_delta = self.recentre_intercept();
+        let mut intercept_delta = self.recentre_intercept();
+        if self.settings.loss == Loss::Logistic && groups <= 1 && intercept_shift != 0.0 {
+            // The group's Newton steps moved the intercept with the coefficients.
+            self.beta0 += intercept_shift;
+            intercept_delta += intercept_shift;
+        }
         let commit = (!deltas.is_empty() || intercept_delta != 0.0).then(|| {
             Assignment::All(Commit {
                 deltas,
@@ -1249,7 +1258,7 @@ impl<'o> LassoAggregator<'o> {
             max_epochs: SOLVE_MAX_EPOCHS,
             anderson: self.settings.block.unwrap_or(0),
             bound: self.settings.update == LogisticUpdate::Bound,
-            centre: self.settings.intercept && self.settings.loss == Loss::Squared,
+            centre: self.settings.intercept,
         }
     }
 

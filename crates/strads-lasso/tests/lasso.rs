@@ -1,6 +1,9 @@
 //! Scheduled Lasso against the plain sequential solver, the optimality conditions and each other.
 
-use strads_data::{Dataset, DenseRows, Features};
+mod common;
+
+use common::{centred_features, dense_shifted};
+use strads_data::Dataset;
 use strads_lasso::reference::{cyclic_descent, kkt_violation, objective};
 use strads_lasso::{
     GapEvery, GeneratorSpec, Lambda, LassoFit, LassoParams, PriorityRule, SchedulerKind, Status, fit, generate,
@@ -178,20 +181,6 @@ fn block_rounds_split_between_workers_and_reach_the_optimum() {
     assert!(kkt_violation(&data, &model.beta, model.intercept, lambda, false) <= 1e-4 * lambda);
 }
 
-/// `data` as dense rows, every feature moved by `shift`.
-fn dense_shifted(data: &Dataset, shift: f64) -> Dataset {
-    let (n, p) = (data.x.rows(), data.x.cols());
-    let mut values = vec![shift; n * p];
-    for j in 0..p {
-        let mut unit = vec![0.0; p];
-        unit[j] = 1.0;
-        for (i, v) in data.x.mul(&unit).into_iter().enumerate() {
-            values[i * p + j] += v;
-        }
-    }
-    Dataset { x: Features::Dense(DenseRows { rows: n, cols: p, data: values }), y: data.y.clone(), feature_names: None }
-}
-
 /// Features far from zero mean, with an intercept: every scheduler takes its steps along centred
 /// columns (the intercept moving with each update) and converges as on centred data. Stepping at
 /// a fixed intercept, the coefficients and the intercept are coupled through the columns' means
@@ -200,16 +189,9 @@ fn dense_shifted(data: &Dataset, shift: f64) -> Dataset {
 fn features_far_from_zero_mean_converge_with_an_intercept() {
     let data = dense_shifted(&problem(0.5, 9), 100.0);
     // The reference: the sequential solver on the centred data, whose intercept is then exact.
-    let (n, p) = (data.x.rows(), data.x.cols());
-    let Features::Dense(rows) = &data.x else { unreachable!() };
-    let means: Vec<f64> = (0..p).map(|j| (0..n).map(|i| rows.data[i * p + j]).sum::<f64>() / n as f64).collect();
-    let y_mean = data.y.iter().sum::<f64>() / n as f64;
-    let centred_values = (0..n * p).map(|k| rows.data[k] - means[k % p]).collect();
-    let centred = Dataset {
-        x: Features::Dense(DenseRows { rows: n, cols: p, data: centred_values }),
-        y: data.y.iter().map(|y| y - y_mean).collect(),
-        feature_names: None,
-    };
+    let (mut centred, means) = centred_features(&data);
+    let y_mean = data.y.iter().sum::<f64>() / data.y.len() as f64;
+    centred.y.iter_mut().for_each(|y| *y -= y_mean);
     let lambda = lambda_max(&data, true) / 20.0;
     let (beta, _) = cyclic_descent(&centred, lambda, false, 1e-13, 100_000);
     let beta0 = y_mean - means.iter().zip(&beta).map(|(m, b)| m * b).sum::<f64>();
