@@ -163,6 +163,21 @@ def test_cross_validation_chooses_scikit_learns_weight():
     np.testing.assert_allclose(ours.mse_path_, theirs.mse_path_, rtol=1e-4)
 
 
+def test_features_far_from_zero_mean_need_no_centring():
+    X, y = correlated(n=300, p=16, seed=9)
+    labels = (y > np.median(y)).astype(int)
+    shifted = X + 100.0
+    lasso = Lasso(alpha=0.05, tol=1e-10, max_iter=50).fit(shifted, y)
+    centred = Lasso(alpha=0.05, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(lasso.coef_, centred.coef_, atol=1e-6)
+    assert lasso.intercept_ == pytest.approx(centred.intercept_ - 100.0 * centred.coef_.sum(), abs=1e-5)
+    logistic = LogisticRegression(C=0.1, tol=1e-10, max_iter=50).fit(shifted, labels)
+    reference = LogisticRegression(C=0.1, tol=1e-10, max_iter=None).fit(X, labels)
+    np.testing.assert_allclose(logistic.coef_, reference.coef_, atol=1e-5)
+    expected = reference.intercept_ - 100.0 * reference.coef_.sum()
+    np.testing.assert_allclose(logistic.intercept_, expected, atol=1e-3)
+
+
 def test_bad_settings_raise_value_errors():
     X, y = correlated(n=50, p=16)
     for model in [
