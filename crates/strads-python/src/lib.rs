@@ -1,5 +1,6 @@
 //! The Python extension module `strads._strads`: the fits that the estimators of `python/strads`
-//! call, on arrays those estimators have already validated (scikit-learn's checks run in Python).
+//! call (linear models, matrix factorization), on arrays those estimators have already validated
+//! (scikit-learn's checks run in Python).
 //!
 //! Each function copies its arrays into a [`Dataset`], releases the interpreter while the workers
 //! run, and returns plain numbers and numpy arrays; errors of the parameters or the data become
@@ -153,11 +154,166 @@ fn fit_linear_csr(
     fit_linear(py, data, settings)
 }
 
+/// A factorization's settings, as a dict with exactly these keys; `None` takes strads' default
+/// for explicit ratings, or for implicit feedback when `implicit_alpha` is given.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MfSettings {
+    rank: usize,
+    /// "ccdpp", "ccd" or "als".
+    algorithm: Option<String>,
+    lambda: Option<f64>,
+    weighted_lambda: Option<bool>,
+    /// "none", "global" or "full".
+    bias: Option<String>,
+    iterations: Option<usize>,
+    /// Implicit feedback with this confidence slope.
+    implicit_alpha: Option<f64>,
+    init_scale: Option<f64>,
+    /// Explicit ratings: the fraction held out for early stopping (0: none).
+    validation: Option<f64>,
+    patience: Option<usize>,
+    tol: Option<f64>,
+    cg_steps: Option<usize>,
+    n_workers: usize,
+    seed: u64,
+}
+
+fn mf_error(error: strads_mf::MfError) -> PyErr {
+    match error {
+        strads_mf::MfError::Params(_) | strads_mf::MfError::Data(_) => PyValueError::new_err(error.to_string()),
+        strads_mf::MfError::Engine(_) => PyRuntimeError::new_err(error.to_string()),
+    }
+}
+
+/// The library's parameters for `settings`, and the validation fraction.
+fn mf_params(settings: &MfSettings) -> PyResult<(strads_mf::MfParams, f64)> {
+    use strads_mf::{Algorithm, Bias, MfParams};
+    let mut params = match settings.implicit_alpha {
+        Some(alpha) => MfParams::implicit(alpha),
+        None => MfParams::default(),
+    };
+    params.rank = settings.rank;
+    params.seed = settings.seed;
+    if let Some(name) = &settings.algorithm {
+        params.algorithm = match name.as_str() {
+            "ccdpp" => Algorithm::Ccdpp,
+            "ccd" => Algorithm::Ccd,
+            "als" => Algorithm::Als,
+            _ => return Err(PyValueError::new_err(format!("algorithm must be ccdpp, ccd or als, got {name:?}"))),
+        };
+    }
+    if let Some(name) = &settings.bias {
+        params.bias = match name.as_str() {
+            "none" => Bias::None,
+            "global" => Bias::Global,
+            "full" => Bias::Full,
+            _ => return Err(PyValueError::new_err(format!("bias must be none, global or full, got {name:?}"))),
+        };
+    }
+    if settings.lambda.is_some() {
+        params.lambda = settings.lambda;
+    }
+    if let Some(weighted) = settings.weighted_lambda {
+        params.weighted_lambda = weighted;
+    }
+    if let Some(iterations) = settings.iterations {
+        params.iterations = iterations;
+    }
+    if settings.init_scale.is_some() {
+        params.init_scale = settings.init_scale;
+    }
+    if let Some(patience) = settings.patience {
+        params.patience = patience;
+    }
+    if let Some(tol) = settings.tol {
+        params.tol = tol;
+    }
+    if settings.cg_steps.is_some() {
+        params.cg_steps = settings.cg_steps;
+    }
+    // As the command line: 5% held out for early stopping on explicit ratings, none for implicit feedback.
+    let default_validation = if settings.implicit_alpha.is_some() { 0.0 } else { 0.05 };
+    let validation = settings.validation.unwrap_or(default_validation);
+    if !(0.0..1.0).contains(&validation) {
+        return Err(PyValueError::new_err(format!("validation must be in [0, 1), got {validation}")));
+    }
+    Ok((params, validation))
+}
+
+/// Factorizes the ratings `(users[k], items[k], values[k])` of a `shape = (users, items)` matrix.
+/// Returns the factors `w` (users x K) and `h` (items x K), the biases, `mu`, the training mean,
+/// the ratings per user and item, and what the run did.
+#[pyfunction]
+fn fit_mf(
+    py: Python<'_>,
+    users: PyReadonlyArray1<'_, u32>,
+    items: PyReadonlyArray1<'_, u32>,
+    values: PyReadonlyArray1<'_, f64>,
+    shape: (usize, usize),
+    settings: MfSettings,
+) -> PyResult<Py<PyDict>> {
+    use strads_mf::ratings::{Rating, hold_out, validation_applies};
+    let (params, validation) = mf_params(&settings)?;
+    let checked = params.check(settings.n_workers).map_err(PyValueError::new_err)?;
+    let ratings: Vec<Rating> = users
+        .as_array()
+        .iter()
+        .zip(items.as_array().iter())
+        .zip(values.as_array().iter())
+        .map(|((&user, &item), &value)| Rating { user, item, value })
+        .collect();
+    let (train, held) = if params.implicit.is_none() && validation_applies(ratings.len(), validation) {
+        hold_out(ratings, validation, settings.seed)
+    } else {
+        (ratings, Vec::new())
+    };
+    let source = strads_mf::InMemory::new(train, Vec::new(), shape.0, shape.1)
+        .and_then(|source| source.with_validation(held))
+        .map_err(mf_error)?;
+    let (workers, algorithm, bias) = (settings.n_workers, checked.algorithm.name(), checked.bias.name());
+    let fitted = py.detach(move || {
+        let launcher = Embedded::new(workers)?;
+        strads_mf::fit_source(&source, &checked, &launcher, &mut |_| {}, &mut strads_core::NoCheckpoints)?
+            .ok_or_else(|| strads_mf::MfError::Data("the embedded run has no leader".into()))
+    });
+    let model = fitted.map_err(mf_error)?;
+    let (n_users, n_items, k) = (shape.0, shape.1, model.rank);
+    // The first K entries of each stored row (biases follow them).
+    let rows = |stored: &[f64], n: usize| -> PyResult<numpy::ndarray::Array2<f64>> {
+        let values: Vec<f64> = stored.chunks(model.stride).take(n).flat_map(|row| row[..k].iter().copied()).collect();
+        numpy::ndarray::Array2::from_shape_vec((n, k), values).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    };
+    let out = PyDict::new(py);
+    out.set_item("w", rows(&model.factors.w, n_users)?.into_pyarray(py))?;
+    out.set_item("h", rows(&model.factors.h, n_items)?.into_pyarray(py))?;
+    out.set_item("user_bias", (0..n_users).map(|u| model.user_bias(u)).collect::<Vec<_>>().into_pyarray(py))?;
+    out.set_item("item_bias", (0..n_items).map(|i| model.item_bias(i)).collect::<Vec<_>>().into_pyarray(py))?;
+    out.set_item("user_counts", model.user_counts.clone().into_pyarray(py))?;
+    out.set_item("item_counts", model.item_counts.clone().into_pyarray(py))?;
+    out.set_item("mu", model.mu)?;
+    out.set_item("train_mean", model.train_mean)?;
+    out.set_item("iterations", model.iterations)?;
+    out.set_item("stopped_early", model.stopped_early)?;
+    out.set_item("converged", model.converged)?;
+    out.set_item("lambda", model.lambda)?;
+    out.set_item("init_scale", model.init_scale)?;
+    out.set_item("algorithm", algorithm)?;
+    out.set_item("bias", bias)?;
+    let point = model.returned_point();
+    out.set_item("objective", point.map(|p| p.objective))?;
+    out.set_item("train_rmse", point.map(|p| p.train_rmse))?;
+    out.set_item("validation_rmse", point.and_then(|p| p.validation_rmse))?;
+    out.set_item("seconds", model.seconds)?;
+    Ok(out.unbind())
+}
+
 /// The module: `strads._strads`.
 #[pymodule]
 fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(fit_linear_dense, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_mf, m)?)?;
     Ok(())
 }
