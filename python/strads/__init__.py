@@ -3,11 +3,13 @@
 ``strads.linear_model`` holds the Lasso, the elastic net and L1 logistic regression, their
 cross-validated forms and paths, in scikit-learn's shape, fitted by strads' scheduled coordinate
 descent (the Rust engine, without the interpreter's lock). ``strads.MF`` factorizes explicit
-ratings and implicit feedback.
+ratings and implicit feedback. ``strads.LDAModel`` (tomotopy's shape) and
+``strads.decomposition.LatentDirichletAllocation`` (scikit-learn's) train topic models.
 """
 
 from strads._strads import __version__
-from strads import linear_model
+from strads import decomposition, linear_model
 from strads.mf import MF
+from strads.topic import LDAModel
 
-__all__ = ["__version__", "linear_model", "MF"]
+__all__ = ["__version__", "decomposition", "linear_model", "LDAModel", "MF"]

@@ -1,5 +1,5 @@
 //! The Python extension module `strads._strads`: the fits that the estimators of `python/strads`
-//! call (linear models, matrix factorization), on arrays those estimators have already validated
+//! call (linear models, matrix factorization, topic models), on arrays those estimators have already validated
 //! (scikit-learn's checks run in Python).
 //!
 //! Each function copies its arrays into a [`Dataset`], releases the interpreter while the workers
@@ -10,6 +10,7 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use strads_corpus::Corpus;
 use strads_data::{Dataset, DenseRows, Features, SparseRows};
 use strads_lasso::{Lambda, LassoError, LassoFit, LassoParams, Loss, SchedulerKind, Status};
 use strads_runtime::Embedded;
@@ -308,6 +309,146 @@ fn fit_mf(
     Ok(out.unbind())
 }
 
+/// A topic model's settings, as a dict with exactly these keys (`None`: strads' default).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct LdaSettings {
+    topics: usize,
+    /// Document-topic prior (None: 50 / K).
+    alpha: Option<f64>,
+    /// Topic-word prior.
+    beta: f64,
+    iterations: u64,
+    /// "sparse" or "alias" (None: chosen from the corpus and K).
+    sampler: Option<String>,
+    /// Re-estimate alpha every this many iterations (0: never; None: strads' default).
+    optimize_alpha: Option<u64>,
+    /// Log-likelihood every this many iterations (and at the last).
+    eval_every: u64,
+    n_workers: usize,
+    seed: u64,
+}
+
+fn lda_error(error: strads_lda::LdaError) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
+
+/// The corpus of documents `tokens[offsets[d]..offsets[d + 1]]` over `vocabulary`.
+fn corpus(
+    offsets: &PyReadonlyArray1<'_, u64>,
+    tokens: &PyReadonlyArray1<'_, u32>,
+    vocabulary: Vec<String>,
+) -> PyResult<Corpus> {
+    let offsets: Vec<usize> = offsets.as_array().iter().map(|&o| o as usize).collect();
+    let tokens = tokens.as_array().to_vec();
+    if offsets.first() != Some(&0) || offsets.last() != Some(&tokens.len()) || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err("document offsets must rise from 0 to the number of tokens"));
+    }
+    if let Some(&word) = tokens.iter().find(|&&w| w as usize >= vocabulary.len()) {
+        return Err(PyValueError::new_err(format!("word id {word} is beyond the vocabulary of {}", vocabulary.len())));
+    }
+    let documents = offsets.len() - 1;
+    Ok(Corpus { offsets, tokens, vocabulary, ids: (0..documents).collect(), skipped_empty: 0, dropped_unknown: 0 })
+}
+
+/// Trains LDA by collapsed Gibbs sampling on the documents `tokens[offsets[d]..offsets[d + 1]]`.
+/// Returns the word-topic counts (`V x K`), the document-topic counts in compressed rows
+/// (`doc_indptr`, `doc_topics`, `doc_counts`), the priors (alpha as re-estimated), and the
+/// log-likelihood per token at each evaluation.
+#[pyfunction]
+fn fit_lda(
+    py: Python<'_>,
+    offsets: PyReadonlyArray1<'_, u64>,
+    tokens: PyReadonlyArray1<'_, u32>,
+    vocabulary: Vec<String>,
+    settings: LdaSettings,
+) -> PyResult<Py<PyDict>> {
+    let corpus = corpus(&offsets, &tokens, vocabulary)?;
+    let mut params = strads_lda::LdaParams {
+        topics: settings.topics,
+        alpha: settings.alpha,
+        beta: settings.beta,
+        iterations: settings.iterations,
+        eval_every: settings.eval_every,
+        seed: settings.seed,
+        ..strads_lda::LdaParams::default()
+    };
+    if let Some(name) = &settings.sampler {
+        params.sampler = Some(match name.as_str() {
+            "sparse" => strads_lda::SamplerKind::Sparse,
+            "alias" => strads_lda::SamplerKind::Alias,
+            _ => return Err(PyValueError::new_err(format!("sampler must be sparse or alias, got {name:?}"))),
+        });
+    }
+    if let Some(every) = settings.optimize_alpha {
+        params.optimize_alpha = (every > 0).then_some(every);
+    }
+    let checked = params.check(settings.n_workers).map_err(lda_error)?;
+    let workers = settings.n_workers;
+    let fitted = py.detach(move || {
+        let launcher = Embedded::new(workers)?;
+        strads_lda::fit(&corpus, None, &checked, &launcher, &mut |_| {})?
+            .ok_or_else(|| strads_lda::LdaError::Data("the embedded run has no leader".into()))
+    });
+    let model = fitted.map_err(lda_error)?;
+    let k = model.topics;
+    let words = model.counts.word_topic.len() / k.max(1);
+    let word_topic = numpy::ndarray::Array2::from_shape_vec((words, k), model.counts.word_topic.clone())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let doc_topic = &model.counts.doc_topic;
+    let mut indptr = Vec::with_capacity(doc_topic.documents() + 1);
+    let (mut topics, mut counts) = (Vec::new(), Vec::new());
+    indptr.push(0u64);
+    for d in 0..doc_topic.documents() {
+        for &(topic, count) in doc_topic.row(d) {
+            topics.push(topic);
+            counts.push(count);
+        }
+        indptr.push(topics.len() as u64);
+    }
+    let out = PyDict::new(py);
+    out.set_item("word_topic", word_topic.into_pyarray(py))?;
+    out.set_item("doc_indptr", indptr.into_pyarray(py))?;
+    out.set_item("doc_topics", topics.into_pyarray(py))?;
+    out.set_item("doc_counts", counts.into_pyarray(py))?;
+    out.set_item("alpha", model.alpha)?;
+    out.set_item("beta", model.beta)?;
+    out.set_item("sampler", model.sampler.name())?;
+    out.set_item("iterations", model.iterations)?;
+    out.set_item("seconds", model.seconds)?;
+    let trace: Vec<(u64, f64)> = model.trace.iter().map(|p| (p.iteration, p.log_likelihood_per_token)).collect();
+    out.set_item("trace", trace)?;
+    Ok(out.unbind())
+}
+
+/// Topic mixes (`documents x K`) of new documents under word-topic counts `word_topic` (`V x K`),
+/// by Gibbs sampling of their tokens with the topics held fixed.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn infer_lda(
+    py: Python<'_>,
+    word_topic: PyReadonlyArray2<'_, u32>,
+    alpha: f64,
+    beta: f64,
+    offsets: PyReadonlyArray1<'_, u64>,
+    tokens: PyReadonlyArray1<'_, u32>,
+    iterations: usize,
+    seed: u64,
+) -> PyResult<Py<numpy::PyArray2<f64>>> {
+    let counts = word_topic.as_array();
+    let (words, topics) = counts.dim();
+    if topics == 0 || !(alpha > 0.0 && beta > 0.0) {
+        return Err(PyValueError::new_err("a topic model needs K >= 1 topics and priors > 0"));
+    }
+    let model = strads_lda::TopicModel { topics, alpha, beta, word_topic: counts.iter().copied().collect() };
+    let corpus = corpus(&offsets, &tokens, vec![String::new(); words])?;
+    let theta = py.detach(move || strads_lda::infer(&model, &corpus, iterations.max(1), seed));
+    let rows = theta.len();
+    let dense = numpy::ndarray::Array2::from_shape_vec((rows, topics), theta.into_iter().flatten().collect())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(dense.into_pyarray(py).unbind())
+}
+
 /// The module: `strads._strads`.
 #[pymodule]
 fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -315,5 +456,7 @@ fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_linear_dense, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear_csr, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mf, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_lda, m)?)?;
+    m.add_function(wrap_pyfunction!(infer_lda, m)?)?;
     Ok(())
 }
