@@ -58,3 +58,91 @@ pub trait Launcher {
         S: Scheduler<P>,
         A: Aggregator<P>;
 }
+
+/// A launcher whose runs end early when `stop()` says so, as if the scheduler had stopped: no
+/// further round is scheduled, and the rounds in flight are still pulled. For a caller that must
+/// answer an interruption (Ctrl-C in an interpreter, a progress callback that gives up); `stop`
+/// is asked on the leader before every round, so it should be cheap. [`Interruptible::interrupted`]
+/// tells whether a run ended that way; its model is then whatever the rounds so far made.
+pub struct Interruptible<'a, L> {
+    launcher: &'a L,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    interrupted: std::cell::Cell<bool>,
+}
+
+impl<'a, L: Launcher> Interruptible<'a, L> {
+    /// `launcher`, asking `stop` before every round.
+    pub fn new(launcher: &'a L, stop: &'a (dyn Fn() -> bool + Sync)) -> Self {
+        Interruptible { launcher, stop, interrupted: std::cell::Cell::new(false) }
+    }
+
+    /// Whether `stop` ended a run.
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.get()
+    }
+}
+
+/// The scheduler of an [`Interruptible`] run: the program's own, until `stop` says otherwise.
+struct Stoppable<'a, S> {
+    inner: S,
+    stop: &'a (dyn Fn() -> bool + Sync),
+    interrupted: &'a std::cell::Cell<bool>,
+}
+
+impl<P: Program, S: Scheduler<P>> Scheduler<P> for Stoppable<'_, S> {
+    fn schedule(&mut self, slot: crate::Slot) -> crate::Decision<P::Task> {
+        if self.interrupted.get() || (self.stop)() {
+            self.interrupted.set(true);
+            return crate::Decision::Stop;
+        }
+        self.inner.schedule(slot)
+    }
+
+    fn feedback(&mut self, round: crate::Round, feedback: P::Feedback) {
+        self.inner.feedback(round, feedback);
+    }
+
+    fn iteration(&self) -> Option<u64> {
+        self.inner.iteration()
+    }
+
+    fn save(&self) -> Result<Vec<u8>, BoxError> {
+        self.inner.save()
+    }
+
+    fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+        self.inner.restore(state)
+    }
+}
+
+impl<L: Launcher> Launcher for Interruptible<'_, L> {
+    fn workers(&self) -> usize {
+        self.launcher.workers()
+    }
+
+    fn is_leader(&self) -> bool {
+        self.launcher.is_leader()
+    }
+
+    fn run_checkpointed<P, W, S, A>(
+        &self,
+        options: RunOptions,
+        checkpoints: &mut dyn Checkpoints,
+        make_worker: impl Fn(WorkerId) -> Result<W, BoxError> + Sync,
+        make_leader: impl FnOnce() -> (S, A),
+    ) -> Result<Option<(S, A)>, EngineError>
+    where
+        P: Program,
+        W: Worker<P>,
+        S: Scheduler<P>,
+        A: Aggregator<P>,
+    {
+        let (stop, interrupted) = (self.stop, &self.interrupted);
+        let leader = move || {
+            let (inner, aggregator) = make_leader();
+            (Stoppable { inner, stop, interrupted }, aggregator)
+        };
+        let ended = self.launcher.run_checkpointed::<P, W, _, A>(options, checkpoints, make_worker, leader)?;
+        Ok(ended.map(|(scheduler, aggregator)| (scheduler.inner, aggregator)))
+    }
+}

@@ -1,8 +1,8 @@
 //! The embedded runtime against a plain sequential computation, with rotation and failures.
 
 use strads_core::{
-    Aggregator, Assignment, Decision, EngineError, Launcher, Plan, Program, Pulled, Round, RunOptions, Scheduler, Slot,
-    Worker,
+    Aggregator, Assignment, Decision, EngineError, Interruptible, Launcher, Plan, Program, Pulled, Round, RunOptions,
+    Scheduler, Slot, Worker,
 };
 use strads_engine::Rotation;
 use strads_runtime::Embedded;
@@ -103,6 +103,41 @@ fn every_worker_count_matches_the_sequential_loop() {
 }
 
 /// Blocks of counters rotate; each worker adds its id + 1 to the counter of the block it holds.
+#[test]
+fn an_interrupted_run_ends_after_the_rounds_so_far_with_their_results() {
+    let all = data();
+    for (workers, depth) in [(1, 0), (2, 0), (3, 2)] {
+        let runtime = Embedded::new(workers).unwrap();
+        let asked = std::sync::atomic::AtomicU64::new(0);
+        // Says stop at the sixth time it is asked.
+        let stop = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 5;
+        let interruptible = Interruptible::new(&runtime, &stop);
+        let (steps, _) = interruptible
+            .run(
+                RunOptions { pipeline_depth: depth },
+                |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
+                || (Steps { rounds: 12, history: vec![] }, Mean),
+            )
+            .unwrap()
+            .unwrap();
+        assert!(interruptible.interrupted());
+        assert_eq!(steps.history, run_dot(workers, depth)[..5], "P={workers} s={depth}");
+
+        let never = || false;
+        let uninterrupted = Interruptible::new(&runtime, &never);
+        let (steps, _) = uninterrupted
+            .run(
+                RunOptions { pipeline_depth: depth },
+                |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
+                || (Steps { rounds: 12, history: vec![] }, Mean),
+            )
+            .unwrap()
+            .unwrap();
+        assert!(!uninterrupted.interrupted());
+        assert_eq!(steps.history, run_dot(workers, depth));
+    }
+}
+
 struct Spin;
 impl Program for Spin {
     type Task = u64;
