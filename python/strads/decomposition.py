@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from strads import _strads
+from strads._progress import progress
 from strads.topic import documents_from_counts
 
 __all__ = ["LatentDirichletAllocation"]
@@ -43,6 +44,11 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         The seed (None is 0).
     n_workers : int, default=1
         Worker threads.
+    verbose : int, default=0
+        Print a line at each evaluation.
+    callback : callable or None, default=None
+        Called with a dict of each evaluation (``iteration``, ``seconds``, ``log_likelihood_per_token``, ...); an exception it raises ends the
+        fit and propagates, as Ctrl-C does (KeyboardInterrupt).
 
     Attributes
     ----------
@@ -65,6 +71,8 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         transform_iter=50,
         random_state=None,
         n_workers=1,
+        verbose=0,
+        callback=None,
     ):
         self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
@@ -73,6 +81,8 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         self.transform_iter = transform_iter
         self.random_state = random_state
         self.n_workers = n_workers
+        self.verbose = verbose
+        self.callback = callback
 
     def _seed(self):
         if self.random_state is None:
@@ -103,6 +113,7 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
             eval_every=max(1, min(10, int(self.max_iter))),
             n_workers=int(self.n_workers),
             seed=self._seed(),
+            callback=progress(self.callback, self.verbose, "LatentDirichletAllocation"),
         )
         result = _strads.fit_lda(offsets, tokens, [str(j) for j in range(X.shape[1])], settings)
         self._word_topic = np.asarray(result["word_topic"], dtype=np.uint32)

@@ -31,6 +31,7 @@ from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from strads import _strads
+from strads._progress import progress
 
 __all__ = ["Lasso", "ElasticNet", "LogisticRegression", "LassoCV", "ElasticNetCV", "lasso_path", "enet_path"]
 
@@ -59,8 +60,13 @@ def _check_positive(name, value):
         raise ValueError(f"{name} must be a number > 0, got {value!r}")
 
 
-def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, path=None, path_top=None):
-    """Runs strads on validated X (float64, CSR or dense) and y (float64); returns its dict."""
+def _fit(
+    X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, path=None, path_top=None, callback=None
+):
+    """Runs strads on validated X (float64, CSR or dense) and y (float64); returns its dict.
+
+    ``callback`` gets a dict of each duality-gap check (round, seconds, objective, duality_gap,
+    nnz, updates, lambda); Ctrl-C, or an exception the callback raises, ends the fit with it."""
     if max_iter is not None and (not isinstance(max_iter, numbers.Integral) or max_iter < 1):
         raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
     _check_positive("tol", tol)
@@ -76,6 +82,7 @@ def _fit(X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers
         seed=0 if seed is None else int(seed),
         path=None if path is None else int(path),
         path_top=None if path_top is None else float(path_top),
+        callback=callback,
     )
     y = np.ascontiguousarray(y, dtype=np.float64)
     if sp.issparse(X):
@@ -135,6 +142,12 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     scheduler : str, default="block"
         strads' scheduler: "block", "dynamic" (STRADS' priorities and dependency check),
         "shotgun", "cyclic" or "sequential".
+    verbose : int, default=0
+        Print a line at each duality-gap check.
+    callback : callable or None, default=None
+        Called with a dict of each duality-gap check (``round``, ``seconds``, ``objective``,
+        ``duality_gap``, ``nnz``, ``updates``, ``lambda``); an exception it raises ends the fit
+        and propagates, as Ctrl-C does (KeyboardInterrupt).
 
     Attributes
     ----------
@@ -160,6 +173,8 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         random_state=None,
         n_workers=None,
         scheduler="block",
+        verbose=0,
+        callback=None,
     ):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
@@ -169,6 +184,8 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X, y):
         """Fits the model to X (array or scipy sparse matrix, n_samples x n_features) and y."""
@@ -188,6 +205,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
             n_workers=self.n_workers,
             scheduler=self.scheduler,
             seed=_seed(self.random_state),
+            callback=progress(self.callback, self.verbose, type(self).__name__),
         )
         _warn_unconverged(result, self.tol)
         self.coef_ = np.asarray(result["coef"], dtype=np.float64)
@@ -233,6 +251,8 @@ class Lasso(ElasticNet):
         random_state=None,
         n_workers=None,
         scheduler="block",
+        verbose=0,
+        callback=None,
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -241,6 +261,8 @@ class Lasso(ElasticNet):
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
+        self.verbose = verbose
+        self.callback = callback
 
     def _l1_ratio(self):
         return 1.0
@@ -266,7 +288,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Most rounds of strads per class.
     tol : float, default=1e-4
         Relative duality gap at which a fit stops.
-    random_state, n_workers, scheduler
+    random_state, n_workers, scheduler, verbose, callback
         As for :class:`ElasticNet`.
 
     Attributes
@@ -290,6 +312,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         random_state=None,
         n_workers=None,
         scheduler="block",
+        verbose=0,
+        callback=None,
     ):
         self.C = C
         self.l1_ratio = l1_ratio
@@ -299,6 +323,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X, y):
         """Fits the model to X (array or scipy sparse matrix) and class labels y."""
@@ -329,6 +355,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 n_workers=self.n_workers,
                 scheduler=self.scheduler,
                 seed=_seed(self.random_state),
+                callback=progress(self.callback, self.verbose, f"{type(self).__name__} class {self.classes_[k]!r}"),
             )
             _warn_unconverged(result, self.tol)
             coef.append(np.asarray(result["coef"], dtype=np.float64))
@@ -397,7 +424,7 @@ def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas):
     return grid, False
 
 
-def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed):
+def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, callback=None):
     """Coefficients (weights x features), intercepts and relative gaps along ``grid``."""
     common = dict(
         loss=loss,
@@ -408,6 +435,7 @@ def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol
         n_workers=n_workers,
         scheduler=scheduler,
         seed=seed,
+        callback=callback,
     )
     if geometric:
         # One strads path: each weight starts from the previous solution; max_iter is per weight.
@@ -445,6 +473,8 @@ def enet_path(
     scheduler="block",
     random_state=None,
     return_n_iter=False,
+    verbose=0,
+    callback=None,
 ):
     """The elastic net along a grid of weights, as scikit-learn's ``enet_path``.
 
@@ -471,6 +501,7 @@ def enet_path(
         n_workers=n_workers,
         scheduler=scheduler,
         seed=_seed(random_state),
+        callback=progress(callback, verbose, "path"),
     )
     out = (grid, np.ascontiguousarray(coefs.T), np.asarray(gaps))
     return (*out, None) if return_n_iter else out
@@ -511,6 +542,8 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         random_state=None,
         n_workers=None,
         scheduler="block",
+        verbose=0,
+        callback=None,
     ):
         self.l1_ratio = l1_ratio
         self.eps = eps
@@ -523,6 +556,8 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
+        self.verbose = verbose
+        self.callback = callback
 
     def _l1_ratios(self):
         """The ratios to try, and whether one was given as a number."""
@@ -542,6 +577,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
             n_workers=self.n_workers,
             scheduler=self.scheduler,
             seed=_seed(self.random_state),
+            callback=progress(self.callback, self.verbose, type(self).__name__),
         )
         grids, mse = [], []
         for ratio in ratios:
@@ -597,6 +633,8 @@ class LassoCV(ElasticNetCV):
         random_state=None,
         n_workers=None,
         scheduler="block",
+        verbose=0,
+        callback=None,
     ):
         self.eps = eps
         self.n_alphas = n_alphas
@@ -608,6 +646,8 @@ class LassoCV(ElasticNetCV):
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
+        self.verbose = verbose
+        self.callback = callback
 
     def _l1_ratios(self):
         return np.array([1.0]), True

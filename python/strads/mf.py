@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from strads import _strads
+from strads._progress import progress
 
 __all__ = ["MF"]
 
@@ -68,6 +69,11 @@ class MF:
         The seed (None is 0): a seed and ``n_workers`` give the same factors.
     n_workers : int, default=1
         Worker threads.
+    verbose : int, default=0
+        Print a line at each evaluation.
+    callback : callable or None, default=None
+        Called with a dict of each evaluation (``iteration``, ``seconds``, ``objective``, ``train_rmse``, ``validation_rmse``, ...); an exception it raises ends the
+        fit and propagates, as Ctrl-C does (KeyboardInterrupt).
 
     Attributes (after ``fit``)
     --------------------------
@@ -98,6 +104,8 @@ class MF:
         cg_steps=None,
         random_state=None,
         n_workers=1,
+        verbose=0,
+        callback=None,
     ):
         self.rank = rank
         self.implicit = implicit
@@ -114,6 +122,8 @@ class MF:
         self.cg_steps = cg_steps
         self.random_state = random_state
         self.n_workers = n_workers
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X=None, *, users=None, items=None, ratings=None, shape=None):
         """Factorizes a scipy sparse matrix ``X`` (users x items; its stored values are the
@@ -171,6 +181,7 @@ class MF:
             cg_steps=self.cg_steps,
             n_workers=int(self.n_workers),
             seed=0 if self.random_state is None else int(self.random_state),
+            callback=progress(self.callback, self.verbose, "MF"),
         )
         result = _strads.fit_mf(
             np.ascontiguousarray(users, dtype=np.uint32),

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from strads import _strads
+from strads._progress import progress
 
 __all__ = ["LDAModel", "Document"]
 
@@ -121,8 +122,13 @@ class LDAModel:
         tokens = np.concatenate(documents).astype(np.uint32) if documents else np.empty(0, np.uint32)
         return offsets, tokens
 
-    def train(self, iter=10, workers=1):
+    def train(self, iter=10, workers=1, *, callback=None, show_progress=False):
         """Runs ``iter`` more Gibbs iterations on ``workers`` threads.
+
+        ``callback`` is called with a dict of each evaluation (``iteration``, ``seconds``,
+        ``log_likelihood_per_token``, ``tokens_per_second``, ...), every 10 iterations and at the
+        last; ``show_progress`` prints them. Ctrl-C, or an exception the callback raises, ends
+        the training with it and leaves the model as it was before the call.
 
         The chain is deterministic for a seed and a number of workers, so strads reruns it from the
         seed to the total of iterations trained so far: the state is the one a continued chain
@@ -143,6 +149,7 @@ class LDAModel:
             eval_every=max(1, min(10, total)),
             n_workers=workers,
             seed=self.seed,
+            callback=progress(callback, show_progress, "LDAModel"),
         )
         self._result = _strads.fit_lda(offsets, tokens, list(self.vocabs), settings)
         self.global_step = total

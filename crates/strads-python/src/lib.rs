@@ -4,7 +4,8 @@
 //!
 //! Each function copies its arrays into a [`Dataset`], releases the interpreter while the workers
 //! run, and returns plain numbers and numpy arrays; errors of the parameters or the data become
-//! `ValueError`, an engine failure `RuntimeError`.
+//! `ValueError`, an engine failure `RuntimeError`. A fit calls its settings' `callback` with each
+//! progress point, and Ctrl-C (or a callback that raises) ends it with that exception.
 
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -14,6 +15,9 @@ use strads_corpus::Corpus;
 use strads_data::{Dataset, DenseRows, Features, SparseRows};
 use strads_lasso::{Lambda, LassoError, LassoFit, LassoParams, Loss, SchedulerKind, Status};
 use strads_runtime::Embedded;
+
+mod watch;
+use watch::Watch;
 
 /// Maps the library's error to the Python exception a scikit-learn user expects.
 fn to_py(error: LassoError) -> PyErr {
@@ -46,6 +50,8 @@ struct LinearSettings {
     /// `lambda_max`) down to `alpha`, each from the previous solution; or None.
     path: Option<usize>,
     path_top: Option<f64>,
+    /// Called with a dict of each gap check.
+    callback: Option<Py<PyAny>>,
 }
 
 fn scheduler_named(name: &str) -> PyResult<SchedulerKind> {
@@ -86,12 +92,15 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     params.path_top = settings.path_top;
     let checked = params.check().map_err(to_py)?;
     let (workers, features) = (settings.n_workers, data.x.cols());
-    let fitted: Result<LassoFit, LassoError> = py.detach(move || {
+    let watch = Watch::new(settings.callback);
+    let fitted: Result<LassoFit, LassoError> = py.detach(|| {
         let launcher = Embedded::new(workers)?;
-        strads_lasso::fit(&data, &checked, &launcher, &mut |_| {})?
+        let stop = || watch.stop();
+        let launcher = strads_core::Interruptible::new(&launcher, &stop);
+        strads_lasso::fit(&data, &checked, &launcher, &mut |point| watch.report(point))?
             .ok_or_else(|| LassoError::Data("the embedded run has no leader".into()))
     });
-    let model = fitted.map_err(to_py)?;
+    let model = watch.finish(fitted.map_err(to_py))?;
     let out = PyDict::new(py);
     out.set_item("coef", model.beta.clone().into_pyarray(py))?;
     out.set_item("intercept", model.intercept)?;
@@ -178,6 +187,8 @@ struct MfSettings {
     cg_steps: Option<usize>,
     n_workers: usize,
     seed: u64,
+    /// Called with a dict of each evaluation.
+    callback: Option<Py<PyAny>>,
 }
 
 fn mf_error(error: strads_mf::MfError) -> PyErr {
@@ -273,12 +284,16 @@ fn fit_mf(
         .and_then(|source| source.with_validation(held))
         .map_err(mf_error)?;
     let (workers, algorithm, bias) = (settings.n_workers, checked.algorithm.name(), checked.bias.name());
-    let fitted = py.detach(move || {
+    let watch = Watch::new(settings.callback);
+    let fitted = py.detach(|| {
         let launcher = Embedded::new(workers)?;
-        strads_mf::fit_source(&source, &checked, &launcher, &mut |_| {}, &mut strads_core::NoCheckpoints)?
+        let stop = || watch.stop();
+        let launcher = strads_core::Interruptible::new(&launcher, &stop);
+        let observer = &mut |point: &strads_mf::TracePoint| watch.report(point);
+        strads_mf::fit_source(&source, &checked, &launcher, observer, &mut strads_core::NoCheckpoints)?
             .ok_or_else(|| strads_mf::MfError::Data("the embedded run has no leader".into()))
     });
-    let model = fitted.map_err(mf_error)?;
+    let model = watch.finish(fitted.map_err(mf_error))?;
     let (n_users, n_items, k) = (shape.0, shape.1, model.rank);
     // The first K entries of each stored row (biases follow them).
     let rows = |stored: &[f64], n: usize| -> PyResult<numpy::ndarray::Array2<f64>> {
@@ -327,6 +342,8 @@ struct LdaSettings {
     eval_every: u64,
     n_workers: usize,
     seed: u64,
+    /// Called with a dict of each evaluation.
+    callback: Option<Py<PyAny>>,
 }
 
 fn lda_error(error: strads_lda::LdaError) -> PyErr {
@@ -385,12 +402,15 @@ fn fit_lda(
     }
     let checked = params.check(settings.n_workers).map_err(lda_error)?;
     let workers = settings.n_workers;
-    let fitted = py.detach(move || {
+    let watch = Watch::new(settings.callback);
+    let fitted = py.detach(|| {
         let launcher = Embedded::new(workers)?;
-        strads_lda::fit(&corpus, None, &checked, &launcher, &mut |_| {})?
+        let stop = || watch.stop();
+        let launcher = strads_core::Interruptible::new(&launcher, &stop);
+        strads_lda::fit(&corpus, None, &checked, &launcher, &mut |point| watch.report(point))?
             .ok_or_else(|| strads_lda::LdaError::Data("the embedded run has no leader".into()))
     });
-    let model = fitted.map_err(lda_error)?;
+    let model = watch.finish(fitted.map_err(lda_error))?;
     let k = model.topics;
     let words = model.counts.word_topic.len() / k.max(1);
     let word_topic = numpy::ndarray::Array2::from_shape_vec((words, k), model.counts.word_topic.clone())

@@ -1,0 +1,10 @@
+"""Type stubs of strads."""
+
+from strads import decomposition as decomposition
+from strads import linear_model as linear_model
+from strads.mf import MF as MF
+from strads.topic import LDAModel as LDAModel
+
+__all__ = ["__version__", "decomposition", "linear_model", "LDAModel", "MF"]
+
+__version__: str

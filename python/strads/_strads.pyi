@@ -1,0 +1,39 @@
+"""Type stubs of the extension module strads._strads (the Rust fits behind the estimators)."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["__version__", "fit_linear_dense", "fit_linear_csr", "fit_mf", "fit_lda", "infer_lda"]
+
+__version__: str
+
+def fit_linear_dense(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], settings: dict[str, Any]) -> dict[str, Any]: ...
+def fit_linear_csr(
+    indptr: npt.NDArray[np.uint64],
+    indices: npt.NDArray[np.uint32],
+    values: npt.NDArray[np.float64],
+    shape: tuple[int, int],
+    y: npt.NDArray[np.float64],
+    settings: dict[str, Any],
+) -> dict[str, Any]: ...
+def fit_mf(
+    users: npt.NDArray[np.uint32],
+    items: npt.NDArray[np.uint32],
+    values: npt.NDArray[np.float64],
+    shape: tuple[int, int],
+    settings: dict[str, Any],
+) -> dict[str, Any]: ...
+def fit_lda(
+    offsets: npt.NDArray[np.uint64], tokens: npt.NDArray[np.uint32], vocabulary: list[str], settings: dict[str, Any]
+) -> dict[str, Any]: ...
+def infer_lda(
+    word_topic: npt.NDArray[np.uint32],
+    alpha: float,
+    beta: float,
+    offsets: npt.NDArray[np.uint64],
+    tokens: npt.NDArray[np.uint32],
+    iterations: int,
+    seed: int,
+) -> npt.NDArray[np.float64]: ...

@@ -1,0 +1,169 @@
+"""Progress callbacks, and fits ended early by Ctrl-C or by a callback that raises."""
+
+import threading
+import _thread
+
+import numpy as np
+import pytest
+
+import strads
+from strads.decomposition import LatentDirichletAllocation
+from strads.linear_model import Lasso, LogisticRegression
+
+from test_topic import fitted, planted
+
+
+def regression(n=200, p=50, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    return X, X[:, :5] @ np.arange(1.0, 6.0) + 0.1 * rng.standard_normal(n)
+
+
+def test_the_callback_sees_every_gap_check_and_the_last_is_the_model():
+    X, y = regression()
+    points = []
+    model = Lasso(alpha=0.01, tol=1e-10, callback=points.append).fit(X, y)
+    assert len(points) >= 2
+    assert [p["round"] for p in points] == sorted(p["round"] for p in points)
+    assert points[0]["nnz"] == 0  # the check before the first update
+    assert points[-1]["duality_gap"] == pytest.approx(model.dual_gap_)
+    assert points[-1]["nnz"] == np.count_nonzero(model.coef_)
+    # A callback does not change the model.
+    np.testing.assert_array_equal(model.coef_, Lasso(alpha=0.01, tol=1e-10).fit(X, y).coef_)
+
+    labels = y > np.median(y)
+    seen = []
+    LogisticRegression(C=1.0, callback=seen.append).fit(X, labels)
+    assert seen and all(0 <= p["duality_gap"] for p in seen)
+
+
+def test_verbose_prints_a_line_per_check(capsys):
+    X, y = regression()
+    Lasso(alpha=0.01, verbose=1).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith("strads Lasso: ") and "duality_gap=" in line for line in lines)
+
+
+class Enough(Exception):
+    pass
+
+
+def test_a_callback_that_raises_ends_the_fit_with_its_exception():
+    X, y = regression()
+
+    def give_up(point):
+        raise Enough(f"at round {point['round']}")
+
+    with pytest.raises(Enough, match="at round 0"):
+        Lasso(alpha=0.001, tol=1e-12, callback=give_up).fit(X, y)
+
+    docs, _ = planted(documents=50)
+    model = fitted(docs).train(10)
+    before = model.get_topic_word_dist(0)
+    with pytest.raises(Enough):
+        model.train(20, callback=lambda p: (_ for _ in ()).throw(Enough("stop")))
+    # The model is the one before the call.
+    assert model.global_step == 10
+    np.testing.assert_array_equal(model.get_topic_word_dist(0), before)
+
+    rng = np.random.default_rng(1)
+    users, items = rng.integers(0, 30, 300), rng.integers(0, 20, 300)
+    keys = np.unique(users * 20 + items)
+    with pytest.raises(Enough):
+        strads.MF(rank=3, callback=give_up_mf).fit(users=keys // 20, items=keys % 20, ratings=np.ones(keys.size))
+    with pytest.raises(ValueError, match="callback"):
+        Lasso(callback=3).fit(X, y)
+
+
+def give_up_mf(point):
+    raise Enough(f"at iteration {point['iteration']}")
+
+
+def interrupt_after(seconds):
+    """Ctrl-C in this process after `seconds`, as the terminal would send it."""
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_interrupts_a_long_topic_model_training():
+    docs, _ = planted(documents=100)
+    model = fitted(docs)
+    seen = []
+    total = 1_000_000  # about a minute per 300k iterations here: far longer than the interruption
+    timer = interrupt_after(0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.train(total, workers=2, callback=lambda p: seen.append(p["iteration"]))
+    finally:
+        timer.cancel()
+    assert seen and seen[-1] < total
+    assert model.global_step == 0
+
+
+def test_ctrl_c_interrupts_a_long_factorization_and_decomposition():
+    rng = np.random.default_rng(2)
+    keys = np.unique(rng.integers(0, 400 * 300, 20_000))
+    seen = []
+    timer = interrupt_after(0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            strads.MF(rank=20, iterations=1_000_000, validation=0.0, tol=0.0, callback=lambda p: seen.append(p["iteration"])).fit(
+                users=keys // 300, items=keys % 300, ratings=rng.random(keys.size)
+            )
+    finally:
+        timer.cancel()
+    assert seen and seen[-1] < 1_000_000
+
+    docs, _ = planted(documents=100)
+    counts = np.zeros((len(docs), 100))
+    for d, doc in enumerate(docs):
+        for word in doc:
+            t, w = word[1:].split("w")
+            counts[d, int(t) * 25 + int(w)] += 1
+    seen = []
+    timer = interrupt_after(0.3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            LatentDirichletAllocation(4, max_iter=1_000_000, callback=lambda p: seen.append(p["iteration"])).fit(counts)
+    finally:
+        timer.cancel()
+    assert seen and seen[-1] < 1_000_000
+
+
+def test_fitted_models_pickle_and_predict_the_same():
+    import pickle
+
+    X, y = regression()
+    for model in [Lasso(alpha=0.05).fit(X, y), LogisticRegression(C=0.5).fit(X, y > 0)]:
+        again = pickle.loads(pickle.dumps(model))
+        np.testing.assert_array_equal(again.predict(X), model.predict(X))
+        np.testing.assert_array_equal(again.coef_, model.coef_)
+
+    rng = np.random.default_rng(3)
+    keys = np.unique(rng.integers(0, 30 * 20, 300))
+    mf = strads.MF(rank=3).fit(users=keys // 20, items=keys % 20, ratings=rng.random(keys.size))
+    again = pickle.loads(pickle.dumps(mf))
+    np.testing.assert_array_equal(again.predict(keys // 20, keys % 20), mf.predict(keys // 20, keys % 20))
+
+    docs, _ = planted(documents=60)
+    lda = fitted(docs).train(20)
+    again = pickle.loads(pickle.dumps(lda))
+    assert again.ll_per_word == lda.ll_per_word
+    assert again.get_topic_words(0, 5) == lda.get_topic_words(0, 5)
+    np.testing.assert_array_equal(again.infer(docs[0], seed=4), lda.infer(docs[0], seed=4))
+    # A pickled model trains on as the original does.
+    assert again.train(5).ll_per_word == lda.train(5).ll_per_word
+
+
+def test_float32_and_every_sparse_layout_give_the_float64_model():
+    import scipy.sparse as sp
+
+    X, y = regression()
+    X[np.abs(X) < 0.8] = 0.0
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    reference = Lasso(alpha=0.02, tol=1e-10).fit(X32.astype(np.float64), y32.astype(np.float64))
+    for given in [X32, sp.csr_matrix(X32), sp.csc_matrix(X32), sp.coo_matrix(X32), sp.csr_matrix(X32.astype(np.float64))]:
+        model = Lasso(alpha=0.02, tol=1e-10).fit(given, y32)
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(model.predict(given), reference.predict(X32.astype(np.float64)), rtol=1e-6, atol=1e-6)
