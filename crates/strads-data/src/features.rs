@@ -2,9 +2,12 @@
 //!
 //! Readers produce rows because every format is row-oriented and because a worker owns a range
 //! of rows. Coordinate descent needs columns, so each worker turns its own row range into
-//! [`Columns`] once; the hot loops then touch raw index and value slices only.
+//! [`Columns`] once; the hot loops then touch raw index and value slices only. A caller that
+//! already holds columns (a column-major array from Python) hands them over as
+//! [`Features::Columns`], and nothing is transposed.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use sprs::CsMatI;
 
@@ -22,13 +25,16 @@ pub struct DenseRows {
     pub data: Vec<f64>,
 }
 
-/// Feature rows as read from a file.
+/// Feature rows as read from a file, or columns handed over by a caller that holds them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Features {
     /// Compressed sparse rows.
     Sparse(SparseRows),
     /// Dense rows.
     Dense(DenseRows),
+    /// Columns as coordinate descent reads them, shared rather than copied by
+    /// [`Features::shared_columns`].
+    Columns(Arc<Columns>),
 }
 
 impl Features {
@@ -37,6 +43,7 @@ impl Features {
         match self {
             Features::Sparse(m) => m.rows(),
             Features::Dense(d) => d.rows,
+            Features::Columns(c) => c.rows(),
         }
     }
 
@@ -45,6 +52,7 @@ impl Features {
         match self {
             Features::Sparse(m) => m.cols(),
             Features::Dense(d) => d.cols,
+            Features::Columns(c) => c.cols(),
         }
     }
 
@@ -53,6 +61,7 @@ impl Features {
         match self {
             Features::Sparse(m) => m.nnz(),
             Features::Dense(d) => d.data.len(),
+            Features::Columns(c) => c.nnz(),
         }
     }
 
@@ -61,6 +70,16 @@ impl Features {
         match self {
             Features::Sparse(m) => m.indptr().raw_storage().windows(2).map(|w| (w[1] - w[0]) as u64 + 1).collect(),
             Features::Dense(d) => vec![d.cols as u64 + 1; d.rows],
+            Features::Columns(c) => match &**c {
+                Columns::Sparse(m) => {
+                    let mut weights = vec![1u64; m.rows];
+                    for &i in &m.indices {
+                        weights[i as usize] += 1;
+                    }
+                    weights
+                }
+                Columns::Dense(d) => vec![d.cols as u64 + 1; d.rows],
+            },
         }
     }
 
@@ -73,6 +92,7 @@ impl Features {
                 cols: d.cols,
                 data: d.data[range.start * d.cols..range.end * d.cols].to_vec(),
             }),
+            Features::Columns(c) => Features::Columns(Arc::new(c.slice_rows(range))),
         }
     }
 
@@ -97,6 +117,7 @@ impl Features {
                 cols: d.cols,
                 data: rows.iter().flat_map(|&i| d.data[i * d.cols..(i + 1) * d.cols].iter().copied()).collect(),
             }),
+            Features::Columns(c) => c.to_rows().select_rows(rows),
         }
     }
 
@@ -117,6 +138,16 @@ impl Features {
                 }
                 Columns::Dense(DenseColumns { rows: d.rows, cols: d.cols, data })
             }
+            Features::Columns(c) => (**c).clone(),
+        }
+    }
+
+    /// The columns to share between the workers that read every row: those handed over, or the
+    /// rows transposed once.
+    pub fn shared_columns(&self) -> Arc<Columns> {
+        match self {
+            Features::Columns(c) => Arc::clone(c),
+            _ => Arc::new(self.to_columns()),
         }
     }
 
@@ -133,6 +164,15 @@ impl Features {
                 .take(d.rows)
                 .map(|row| row.iter().zip(beta).map(|(x, b)| x * b).sum())
                 .collect(),
+            Features::Columns(c) => {
+                let mut out = vec![0.0; c.rows()];
+                for (j, &b) in beta.iter().enumerate().take(c.cols()) {
+                    if b != 0.0 {
+                        c.axpy(j, b, &mut out);
+                    }
+                }
+                out
+            }
         }
     }
 }
@@ -184,6 +224,38 @@ pub struct SparseColumns {
     pub indices: Vec<u32>,
     /// Value of each entry.
     pub data: Vec<f64>,
+}
+
+impl SparseColumns {
+    /// Checked compressed columns: `indptr` rises from 0 to the number of entries over `cols + 1`
+    /// offsets, and each column's row indices are below `rows` and strictly increasing.
+    pub fn try_new(
+        rows: usize,
+        cols: usize,
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        data: Vec<f64>,
+    ) -> Result<SparseColumns, String> {
+        if indptr.len() != cols + 1 {
+            return Err(format!("{} column offsets for {cols} columns (expected {})", indptr.len(), cols + 1));
+        }
+        if indices.len() != data.len() {
+            return Err(format!("{} row indices for {} values", indices.len(), data.len()));
+        }
+        if indptr[0] != 0 || indptr[cols] != data.len() || indptr.windows(2).any(|w| w[0] > w[1]) {
+            return Err(format!("column offsets must rise from 0 to the {} values", data.len()));
+        }
+        for j in 0..cols {
+            let column = &indices[indptr[j]..indptr[j + 1]];
+            if column.iter().any(|&i| i as usize >= rows) {
+                return Err(format!("column {j} has a row index beyond the {rows} rows"));
+            }
+            if column.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!("column {j}'s row indices are not strictly increasing"));
+            }
+        }
+        Ok(SparseColumns { rows, cols, indptr, indices, data })
+    }
 }
 
 /// Dense columns, column-major.
@@ -343,6 +415,51 @@ impl Columns {
     pub fn transpose_mul(&self, v: &[f64]) -> Vec<f64> {
         (0..self.cols()).map(|j| self.dot(j, v)).collect()
     }
+
+    /// The rows in `range` (numbered from 0), every column kept.
+    pub fn slice_rows(&self, range: Range<usize>) -> Columns {
+        match self {
+            Columns::Sparse(m) => {
+                let (mut indptr, mut indices, mut data) = (Vec::with_capacity(m.cols + 1), Vec::new(), Vec::new());
+                indptr.push(0);
+                for j in 0..m.cols {
+                    let column = &m.indices[m.indptr[j]..m.indptr[j + 1]];
+                    let from = m.indptr[j] + column.partition_point(|&i| (i as usize) < range.start);
+                    let to = m.indptr[j] + column.partition_point(|&i| (i as usize) < range.end);
+                    indices.extend(m.indices[from..to].iter().map(|&i| i - range.start as u32));
+                    data.extend_from_slice(&m.data[from..to]);
+                    indptr.push(data.len());
+                }
+                Columns::Sparse(SparseColumns { rows: range.len(), cols: m.cols, indptr, indices, data })
+            }
+            Columns::Dense(d) => Columns::Dense(DenseColumns {
+                rows: range.len(),
+                cols: d.cols,
+                data: (0..d.cols)
+                    .flat_map(|j| d.data[j * d.rows + range.start..j * d.rows + range.end].iter().copied())
+                    .collect(),
+            }),
+        }
+    }
+
+    /// The same matrix as rows.
+    pub fn to_rows(&self) -> Features {
+        match self {
+            Columns::Sparse(m) => {
+                let csc = CsMatI::new_csc((m.rows, m.cols), m.indptr.clone(), m.indices.clone(), m.data.clone());
+                Features::Sparse(csc.to_other_storage())
+            }
+            Columns::Dense(d) => {
+                let mut data = vec![0.0; d.data.len()];
+                for j in 0..d.cols {
+                    for i in 0..d.rows {
+                        data[i * d.cols + j] = d.data[j * d.rows + i];
+                    }
+                }
+                Features::Dense(DenseRows { rows: d.rows, cols: d.cols, data })
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -380,6 +497,31 @@ mod tests {
         }
         assert_eq!(sparse.nnz(), 6);
         assert_eq!(sparse.row_weights(), vec![3, 2, 3, 2]);
+    }
+
+    #[test]
+    fn columns_handed_over_behave_as_the_rows_they_transpose() {
+        let (dense, sparse) = sample();
+        for rows in [&dense, &sparse] {
+            let given = Features::Columns(Arc::new(rows.to_columns()));
+            assert_eq!((given.rows(), given.cols(), given.nnz()), (rows.rows(), rows.cols(), rows.nnz()));
+            assert_eq!(given.row_weights(), rows.row_weights());
+            assert_eq!(given.mul(&[1.0, -2.0, 0.5]), rows.mul(&[1.0, -2.0, 0.5]));
+            assert_eq!(given.to_columns(), rows.to_columns());
+            assert!(Arc::ptr_eq(&given.shared_columns(), &given.shared_columns()));
+            for range in [0..4, 1..3, 2..4, 3..3] {
+                assert_eq!(given.slice_rows(range.clone()).to_columns(), rows.slice_rows(range).to_columns());
+            }
+            assert_eq!(given.select_rows(&[3, 0, 2]), rows.select_rows(&[3, 0, 2]));
+        }
+        let Columns::Sparse(m) = sparse.to_columns() else { unreachable!() };
+        let again = SparseColumns::try_new(m.rows, m.cols, m.indptr.clone(), m.indices.clone(), m.data.clone());
+        assert_eq!(again.as_ref(), Ok(&m));
+        let bad = |indptr: Vec<usize>, indices: Vec<u32>| SparseColumns::try_new(4, 3, indptr, indices, vec![1.0; 6]);
+        assert!(bad(vec![0, 2, 3, 6], vec![0, 2, 1, 0, 2, 4]).unwrap_err().contains("beyond the 4 rows"));
+        assert!(bad(vec![0, 2, 3, 6], vec![2, 0, 1, 0, 2, 3]).unwrap_err().contains("strictly increasing"));
+        assert!(bad(vec![0, 2, 3, 5], vec![0, 2, 1, 0, 2, 3]).unwrap_err().contains("rise from 0"));
+        assert!(bad(vec![0, 2, 6], vec![0, 2, 1, 0, 2, 3]).unwrap_err().contains("column offsets for 3 columns"));
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! Fitting a Lasso model: the application's one entry point, on whatever runtime it is given.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -181,7 +180,7 @@ pub fn fit_checkpointed<L: Launcher>(
     let shared = match (block, whole) {
         (true, Some(whole)) => {
             let labels = if raw.loss == Loss::Logistic { to_signs(&whole.y)? } else { whole.y.clone() };
-            Some((Arc::new(whole.x.to_columns()), labels))
+            Some((whole.x.shared_columns(), labels))
         }
         (true, None) => {
             return Err(LassoError::Data(
@@ -191,7 +190,7 @@ pub fn fit_checkpointed<L: Launcher>(
         (false, _) => None,
     };
     let columns = match (raw.scheduler, launcher.is_leader(), whole) {
-        (SchedulerKind::Dynamic, true, Some(whole)) => Some(whole.x.to_columns()),
+        (SchedulerKind::Dynamic, true, Some(whole)) => Some(whole.x.shared_columns()),
         (SchedulerKind::Dynamic, true, None) => {
             return Err(LassoError::Data(
                 "the dynamic scheduler scores column correlations and needs every row on the leader".into(),
@@ -377,6 +376,19 @@ fn check_magnitudes(x: &strads_data::Features, y: &[f64], first_row: usize) -> R
         strads_data::Features::Dense(d) => {
             if let Some((k, &v)) = d.data.iter().enumerate().find(|(_, v)| v.abs() > limit) {
                 return Err(too_large("feature value", k / d.cols.max(1), v));
+            }
+        }
+        strads_data::Features::Columns(c) => {
+            for j in 0..c.cols() {
+                let mut found = None;
+                c.for_each_entry(j, |i, v| {
+                    if found.is_none() && v.abs() > limit {
+                        found = Some((i, v));
+                    }
+                });
+                if let Some((i, v)) = found {
+                    return Err(too_large("feature value", i, v));
+                }
             }
         }
     }

@@ -379,6 +379,29 @@ fn dense_features_reach_the_same_optimum_as_sparse_ones() {
 }
 
 #[test]
+fn columns_handed_over_give_the_model_of_the_rows_on_every_scheduler() {
+    let rows = problem(0.5, 4);
+    let dense = dense_shifted(&rows, 0.0);
+    let lambda = 0.2 * lambda_max(&rows, true);
+    for data in [&rows, &dense] {
+        let columns = Dataset {
+            x: strads_data::Features::Columns(std::sync::Arc::new(data.x.to_columns())),
+            y: data.y.clone(),
+            feature_names: None,
+        };
+        for scheduler in ALL {
+            for workers in [1, 2] {
+                let from_rows = run(data, params(scheduler, lambda, true), workers);
+                let from_columns = run(&columns, params(scheduler, lambda, true), workers);
+                // The same columns in the same order: the same model to the last bit.
+                assert_eq!(from_columns.beta, from_rows.beta, "{} P={workers}", scheduler.name());
+                assert_eq!(from_columns.intercept, from_rows.intercept);
+            }
+        }
+    }
+}
+
+#[test]
 fn the_coefficient_tolerance_and_the_time_budget_stop_a_run() {
     let data = problem(0.5, 10);
     let mut p = params(SchedulerKind::Cyclic, 0.01, false);
