@@ -63,7 +63,7 @@ def _check_positive(name, value):
 def _fit(
     X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, path=None, path_top=None, callback=None
 ):
-    """Runs strads on validated X (float64, CSR or dense) and y (float64); returns its dict.
+    """Runs strads on validated X (float64 or float32; CSR, CSC or dense in any layout) and y; returns its dict.
 
     ``callback`` gets a dict of each duality-gap check (round, seconds, objective, duality_gap,
     nnz, updates, lambda); Ctrl-C, or an exception the callback raises, ends the fit with it."""
@@ -86,18 +86,25 @@ def _fit(
     )
     y = np.ascontiguousarray(y, dtype=np.float64)
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        X.sum_duplicates()
-        X.sort_indices()
-        return _strads.fit_linear_csr(
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        # Columns go to strads as they are; rows are transposed there once.
+        fit = _strads.fit_linear_csc if X.format == "csc" else _strads.fit_linear_csr
+        values = X.data if X.data.dtype in (np.float64, np.float32) else X.data.astype(np.float64)
+        return fit(
             np.ascontiguousarray(X.indptr, dtype=np.uint64),
             np.ascontiguousarray(X.indices, dtype=np.uint32),
-            np.ascontiguousarray(X.data, dtype=np.float64),
+            values,
             X.shape,
             y,
             settings,
         )
-    return _strads.fit_linear_dense(np.ascontiguousarray(X, dtype=np.float64), y, settings)
+    if X.dtype not in (np.float64, np.float32):
+        X = X.astype(np.float64)
+    return _strads.fit_linear_dense(X, y, settings)
 
 
 def _seed(random_state):
@@ -192,7 +199,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         _check_positive("alpha", self.alpha)
         l1_ratio = self._l1_ratio()
         _check_unit("l1_ratio", l1_ratio, low_open=True)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32], y_numeric=True)
         result = _fit(
             X,
             y,
@@ -225,7 +232,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """``X w + b``."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
     def __sklearn_tags__(self):
@@ -330,7 +337,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         """Fits the model to X (array or scipy sparse matrix) and class labels y."""
         _check_positive("C", self.C)
         _check_unit("l1_ratio", self.l1_ratio, low_open=True)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -371,7 +378,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Margins: shape (n_samples,) for two classes, (n_samples, n_classes) for more."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -485,7 +492,7 @@ def enet_path(
     relative (scikit-learn's are absolute). Like scikit-learn's, no intercept by default.
     """
     _check_unit("l1_ratio", l1_ratio, low_open=True)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    X = check_array(X, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32])
     y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64), warn=True)
     check_consistent_length(X, y)
     grid, geometric = _grid(X, y, l1_ratio=l1_ratio, fit_intercept=fit_intercept, eps=eps, n_alphas=n_alphas, alphas=alphas)
@@ -608,7 +615,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """``X w + b`` with the chosen weight's model."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
     def __sklearn_tags__(self):

@@ -167,3 +167,27 @@ def test_float32_and_every_sparse_layout_give_the_float64_model():
         model = Lasso(alpha=0.02, tol=1e-10).fit(given, y32)
         np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(model.predict(given), reference.predict(X32.astype(np.float64)), rtol=1e-6, atol=1e-6)
+
+
+def test_memory_layouts_give_the_same_model_to_the_last_bit():
+    import scipy.sparse as sp
+
+    X, y = regression(n=150, p=40, seed=5)
+    X[np.abs(X) < 0.5] = 0.0
+    for fit_intercept in [False, True]:
+        fit = lambda data: Lasso(alpha=0.01, tol=1e-12, fit_intercept=fit_intercept).fit(data, y)
+        dense = fit(np.ascontiguousarray(X))
+        np.testing.assert_array_equal(fit(np.asfortranarray(X)).coef_, dense.coef_)
+        rows = fit(sp.csr_matrix(X))
+        np.testing.assert_array_equal(fit(sp.csc_matrix(X)).coef_, rows.coef_)
+        assert fit(sp.csc_matrix(X)).intercept_ == rows.intercept_
+        np.testing.assert_allclose(rows.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    # A matrix with duplicates and unsorted indices means their sums.
+    messy = sp.csc_matrix((np.array([1.0, 2.0, 3.0]), np.array([2, 0, 2]), np.array([0, 3])), shape=(3, 1))
+    assert not messy.has_canonical_format
+    target = np.array([1.0, 0.0, 2.0])
+    np.testing.assert_allclose(
+        Lasso(alpha=1e-3, fit_intercept=False, tol=1e-12).fit(messy, target).coef_,
+        Lasso(alpha=1e-3, fit_intercept=False, tol=1e-12).fit(messy.toarray(), target).coef_,
+        rtol=1e-9,
+    )

@@ -11,8 +11,10 @@ use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::Arc;
 use strads_corpus::Corpus;
-use strads_data::{Dataset, DenseRows, Features, SparseRows};
+
+use strads_data::{Columns, Dataset, DenseColumns, Features, SparseColumns, SparseRows};
 use strads_lasso::{Lambda, LassoError, LassoFit, LassoParams, Loss, SchedulerKind, Status};
 use strads_runtime::Embedded;
 
@@ -130,37 +132,76 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     Ok(out.unbind())
 }
 
-/// Fits a Lasso, elastic net or L1 logistic regression on dense rows (float64).
+/// The values of a one-dimensional numpy array of float64 or float32, as float64.
+fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    if let Ok(array) = values.extract::<PyReadonlyArray1<'_, f64>>() {
+        return Ok(array.as_array().to_vec());
+    }
+    if let Ok(array) = values.extract::<PyReadonlyArray1<'_, f32>>() {
+        return Ok(array.as_array().iter().map(|&v| f64::from(v)).collect());
+    }
+    Err(PyValueError::new_err("values must be a one-dimensional array of float64 or float32"))
+}
+
+/// Fits a Lasso, elastic net or L1 logistic regression on a dense matrix (float64 or float32, in
+/// any memory layout), read column by column into strads' columns: no transpose follows.
 #[pyfunction]
 fn fit_linear_dense(
     py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
+    x: &Bound<'_, PyAny>,
     y: PyReadonlyArray1<'_, f64>,
     settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
-    let x = x.as_array();
-    let (rows, cols) = x.dim();
-    let values = x.iter().copied().collect();
-    let features = Features::Dense(DenseRows { rows, cols, data: values });
-    let data = Dataset { x: features, y: y.as_array().to_vec(), feature_names: None };
+    let (rows, cols, data) = if let Ok(x) = x.extract::<PyReadonlyArray2<'_, f64>>() {
+        let x = x.as_array();
+        (x.nrows(), x.ncols(), x.t().iter().copied().collect())
+    } else if let Ok(x) = x.extract::<PyReadonlyArray2<'_, f32>>() {
+        let x = x.as_array();
+        (x.nrows(), x.ncols(), x.t().iter().map(|&v| f64::from(v)).collect())
+    } else {
+        return Err(PyValueError::new_err("X must be a two-dimensional array of float64 or float32"));
+    };
+    let columns = Columns::Dense(DenseColumns { rows, cols, data });
+    let data = Dataset { x: Features::Columns(Arc::new(columns)), y: y.as_array().to_vec(), feature_names: None };
     fit_linear(py, data, settings)
 }
 
-/// Fits on compressed sparse rows (`indptr`, sorted `indices` without duplicates, `values`).
+/// Fits on compressed sparse rows (`indptr`, sorted `indices` without duplicates, `values` of
+/// float64 or float32).
 #[pyfunction]
 fn fit_linear_csr(
     py: Python<'_>,
     indptr: PyReadonlyArray1<'_, u64>,
     indices: PyReadonlyArray1<'_, u32>,
-    values: PyReadonlyArray1<'_, f64>,
+    values: &Bound<'_, PyAny>,
     shape: (usize, usize),
     y: PyReadonlyArray1<'_, f64>,
     settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
     let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
-    let matrix = SparseRows::try_new(shape, indptr, indices.as_array().to_vec(), values.as_array().to_vec())
+    let matrix = SparseRows::try_new(shape, indptr, indices.as_array().to_vec(), floats(values)?)
         .map_err(|(_, _, _, e)| PyValueError::new_err(format!("invalid compressed sparse rows: {e}")))?;
     let data = Dataset { x: Features::Sparse(matrix), y: y.as_array().to_vec(), feature_names: None };
+    fit_linear(py, data, settings)
+}
+
+/// Fits on compressed sparse columns (`indptr`, sorted `indices` without duplicates, `values` of
+/// float64 or float32): they become strads' columns as they are, without a transpose.
+#[pyfunction]
+fn fit_linear_csc(
+    py: Python<'_>,
+    indptr: PyReadonlyArray1<'_, u64>,
+    indices: PyReadonlyArray1<'_, u32>,
+    values: &Bound<'_, PyAny>,
+    shape: (usize, usize),
+    y: PyReadonlyArray1<'_, f64>,
+    settings: LinearSettings,
+) -> PyResult<Py<PyDict>> {
+    let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
+    let columns = SparseColumns::try_new(shape.0, shape.1, indptr, indices.as_array().to_vec(), floats(values)?)
+        .map_err(|e| PyValueError::new_err(format!("invalid compressed sparse columns: {e}")))?;
+    let x = Features::Columns(Arc::new(Columns::Sparse(columns)));
+    let data = Dataset { x, y: y.as_array().to_vec(), feature_names: None };
     fit_linear(py, data, settings)
 }
 
@@ -475,6 +516,7 @@ fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(fit_linear_dense, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_linear_csc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mf, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lda, m)?)?;
     m.add_function(wrap_pyfunction!(infer_lda, m)?)?;
