@@ -100,6 +100,7 @@ fn main() {
         anderson: 0,
         bound: false,
         centre: false,
+        positive: false,
     };
     let task =
         Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });
@@ -123,6 +124,7 @@ fn main() {
         anderson: 5,
         bound: false,
         centre: false,
+        positive: false,
     };
     let task =
         Task::Solve(SolveTask { coords: (0..columns.cols() as u32).collect(), spec, dense: false, split: false });

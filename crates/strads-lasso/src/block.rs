@@ -18,7 +18,7 @@ use std::sync::Arc;
 use strads_data::Columns;
 
 use crate::Loss;
-use crate::program::{LassoWorker, SolveSpec, SolveStep, SolveTask, Solved, logistic_derivatives, soft_threshold};
+use crate::program::{LassoWorker, SolveSpec, SolveStep, SolveTask, Solved, logistic_derivatives, reach, shrink};
 
 /// Sketch length: 64 random signs per row, so a sketched correlation has a standard deviation of
 /// about `1/8` (an uncorrelated pair passes `GROUP_RHO` with probability 6e-5). Grouping is a
@@ -315,7 +315,16 @@ impl LassoWorker {
         // Logistic loss with an intercept: how far the Newton steps moved it.
         let mut intercept_shift = 0.0;
         if loss == Loss::Logistic && !spec.bound {
-            let context = GapContext { x, y, col_sum, offset, alpha: spec.alpha, ridge: spec.ridge, outside_sq };
+            let context = GapContext {
+                x,
+                y,
+                col_sum,
+                offset,
+                alpha: spec.alpha,
+                ridge: spec.ridge,
+                outside_sq,
+                positive: spec.positive,
+            };
             let newton = context.prox_newton(
                 coords,
                 &mut b,
@@ -358,7 +367,7 @@ impl LassoWorker {
                     Loss::Squared => {
                         let g = x.dot(jj, &block.local) - offset * col_sum[jj];
                         let h = curvatures[k];
-                        (soft_threshold(g + h * old, spec.alpha) / (h + spec.ridge), h)
+                        (shrink(g + h * old, spec.alpha, spec.positive) / (h + spec.ridge), h)
                     }
                     Loss::Logistic => {
                         let (u, w) = (&block.local_u, &block.local_w);
@@ -368,7 +377,7 @@ impl LassoWorker {
                             h += v * v * w[i];
                         });
                         let h = if spec.bound { 0.25 * norm } else { h.max(1e-12 * norm) };
-                        let new = soft_threshold(g + h * old, spec.alpha) / (h + spec.ridge);
+                        let new = shrink(g + h * old, spec.alpha, spec.positive) / (h + spec.ridge);
                         if spec.bound {
                             (new, h)
                         } else {
@@ -426,8 +435,16 @@ impl LassoWorker {
                 true
             } else if gap_known {
                 epoch % GAP_EPOCHS == 0 && {
-                    let context =
-                        GapContext { x, y, col_sum, offset, alpha: spec.alpha, ridge: spec.ridge, outside_sq };
+                    let context = GapContext {
+                        x,
+                        y,
+                        col_sum,
+                        offset,
+                        alpha: spec.alpha,
+                        ridge: spec.ridge,
+                        outside_sq,
+                        positive: spec.positive,
+                    };
                     context.group_gap(loss, coords, &b, &block.local, &block.local_u) <= spec.target
                 }
             } else {
@@ -532,6 +549,8 @@ struct GapContext<'a> {
     ridge: f64,
     /// `||beta||^2` over the coordinates outside the group (elastic net).
     outside_sq: f64,
+    /// Every coefficient `>= 0`.
+    positive: bool,
 }
 
 impl GapContext<'_> {
@@ -555,7 +574,7 @@ impl GapContext<'_> {
                         self.x.dot(j as usize, r) - self.offset * self.col_sum[j as usize] - self.ridge * bj
                     })
                     .collect();
-                let max = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let max = a.iter().fold(0.0f64, |m, &v| m.max(reach(v, self.positive)));
                 let s = if max > self.alpha { self.alpha / max } else { 1.0 };
                 let inside: f64 = b.iter().map(|v| v * v).sum();
                 let r_sq = r.iter().map(|v| (v - self.offset) * (v - self.offset)).sum::<f64>()
@@ -565,7 +584,7 @@ impl GapContext<'_> {
             }
             Loss::Logistic => {
                 let c: Vec<f64> = coords.iter().map(|&j| self.x.dot(j as usize, u)).collect();
-                let max = c.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let max = c.iter().fold(0.0f64, |m, &v| m.max(reach(v, self.positive)));
                 let s = if max > self.alpha { self.alpha / max } else { 1.0 };
                 let mut value = self.alpha * l1 - s * b.iter().zip(&c).map(|(b, c)| b * c).sum::<f64>();
                 for ((&y, &z), &u) in self.y.iter().zip(r).zip(u) {
@@ -668,7 +687,7 @@ impl GapContext<'_> {
                     }
                     let old = b[k] + d[k];
                     let g = x.dot(jj, &v) - c * s[k];
-                    let new = soft_threshold(g + h[k] * old, alpha) / (h[k] + ridge);
+                    let new = shrink(g + h[k] * old, alpha, self.positive) / (h[k] + ridge);
                     let delta = new - old;
                     if delta == 0.0 || !delta.is_finite() {
                         continue;

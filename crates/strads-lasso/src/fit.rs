@@ -209,6 +209,7 @@ pub fn fit_checkpointed<L: Launcher>(
         update: raw.update,
         path_top: raw.path_top,
         intercept: raw.intercept,
+        positive: raw.positive,
         screening: params.screening,
         tol: raw.tol,
         coef_tol: raw.coef_tol,

@@ -7,6 +7,7 @@
 //! | `l1_ratio` | 1 | the penalty is `lambda (l1_ratio ||beta||_1 + (1 - l1_ratio) ||beta||^2 / 2)` (scikit-learn's elastic net); 1 is the Lasso | `(0, 1]` |
 //! | `update` | `newton` | logistic coordinate step: `newton` (the exact curvature `sum x_ij^2 p_i (1 - p_i)`, in a trust region that guarantees descent) or `bound` (the curvature bound `||x_j||^2 / 4`: STRADS' update) | |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
+//! | `positive` | `false` | constrain every coefficient to be `>= 0` (non-negative Lasso, elastic net, logistic regression) | |
 //! | `scheduler` | `block` | `block` (feature-clustered block coordinate descent: each worker solves a group of correlated coordinates of the working set per round), `dynamic`, `shotgun`, `cyclic`, `sequential` | |
 //! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic; unused by block (one group per worker) | `L`: coordinates updated in parallel per round | `>= 1` |
 //! | `candidates` | `2 L` | `L'`: candidates sampled before the dependency check (dynamic); raised to `L` if smaller | `>= 1` |
@@ -168,6 +169,8 @@ pub struct LassoParams {
     pub path_top: Option<f64>,
     /// Fit an unpenalized intercept.
     pub intercept: bool,
+    /// Constrain every coefficient to be `>= 0`.
+    pub positive: bool,
     /// The scheduler.
     pub scheduler: SchedulerKind,
     /// `L`, or `None` for 1 (`dynamic`, `sequential`) or the number of workers (`shotgun`, `cyclic`).
@@ -222,6 +225,7 @@ impl LassoParams {
             update: LogisticUpdate::Newton,
             path_top: None,
             intercept: false,
+            positive: false,
             scheduler: SchedulerKind::Block,
             set_size: None,
             candidates: None,

@@ -89,6 +89,8 @@ pub struct SolveSpec {
     /// coordinate steps along its centred column (squared loss) or its column centred by the
     /// curvature-weighted mean in each Newton model (logistic loss).
     pub centre: bool,
+    /// Every coefficient `>= 0`.
+    pub positive: bool,
 }
 
 /// A block-mode worker's answer: what its group's subproblem moved.
@@ -652,6 +654,19 @@ pub fn soft_threshold(z: f64, t: f64) -> f64 {
     }
 }
 
+/// `S(z, t)`, or with `positive` its projection `max(z - t, 0)` on the non-negative half-line.
+#[inline]
+pub fn shrink(z: f64, t: f64, positive: bool) -> f64 {
+    if positive { (z - t).max(0.0) } else { soft_threshold(z, t) }
+}
+
+/// What a correlation `c = x_j . r` is held against `alpha` by: `|c|`, or `c` alone when every
+/// coefficient is `>= 0` (the dual constraint `x_j . theta <= alpha` is one-sided then).
+#[inline]
+pub fn reach(c: f64, positive: bool) -> f64 {
+    if positive { c } else { c.abs() }
+}
+
 /// The settings the aggregator needs.
 #[derive(Clone, Copy, Debug)]
 pub struct AggregatorSettings {
@@ -667,6 +682,8 @@ pub struct AggregatorSettings {
     pub path_top: Option<f64>,
     /// Fit an intercept.
     pub intercept: bool,
+    /// Every coefficient `>= 0`.
+    pub positive: bool,
     /// Gap-safe screening.
     pub screening: bool,
     /// Relative duality gap to stop at.
@@ -801,8 +818,12 @@ impl<'o> LassoAggregator<'o> {
     ) -> Self {
         // Extrapolation is implemented for the Lasso, and the logistic screening test for l1_ratio 1
         // without an intercept: whatever the caller asks, nothing else runs them.
-        if settings.loss != Loss::Squared || settings.l1_ratio < 1.0 || settings.block.is_some() {
+        // An extrapolated point may leave the non-negative orthant: positive runs do without.
+        if settings.loss != Loss::Squared || settings.l1_ratio < 1.0 || settings.block.is_some() || settings.positive {
             settings.anderson = None;
+        }
+        if settings.positive {
+            settings.block = settings.block.map(|_| 0);
         }
         if settings.loss == Loss::Logistic && (settings.l1_ratio < 1.0 || settings.intercept) {
             settings.screening = false;
@@ -922,11 +943,17 @@ impl<'o> LassoAggregator<'o> {
         self.n = t.rows as f64;
         let n = self.n;
         // The intercept at beta = 0, and the gradient's largest entry there.
+        let positive = self.settings.positive;
         let (intercept, max_gradient) = match self.settings.loss {
             Loss::Squared => {
                 let y_mean = if self.settings.intercept { t.y_sum / n } else { 0.0 };
                 self.initial = (t.y_sq - n * y_mean * y_mean).max(0.0) / (2.0 * n.max(1.0));
-                let g = t.xty.iter().zip(&t.col_sum).map(|(xty, sum)| (xty - y_mean * sum).abs()).fold(0.0, f64::max);
+                let g = t
+                    .xty
+                    .iter()
+                    .zip(&t.col_sum)
+                    .map(|(xty, sum)| reach(xty - y_mean * sum, positive))
+                    .fold(0.0, f64::max);
                 (y_mean, g)
             }
             Loss::Logistic => {
@@ -941,7 +968,7 @@ impl<'o> LassoAggregator<'o> {
                     .xty
                     .iter()
                     .zip(&t.col_sum)
-                    .map(|(xty, sum)| (up * (sum + xty) / 2.0 - un * (sum - xty) / 2.0).abs())
+                    .map(|(xty, sum)| reach(up * (sum + xty) / 2.0 - un * (sum - xty) / 2.0, positive))
                     .fold(0.0, f64::max);
                 (b0, g)
             }
@@ -992,6 +1019,7 @@ impl<'o> LassoAggregator<'o> {
         // recentred after the last commit) and a squared-loss step along the centred column,
         // followed by that recentring, minimizes over the coefficient and the intercept together.
         let centre = self.settings.intercept && self.settings.loss == Loss::Squared && self.n > 0.0;
+        let positive = self.settings.positive;
         for (k, &j) in coords.iter().enumerate() {
             let jj = j as usize;
             let norm = if centre { centred_sq(self.col_sq[jj], self.col_sum[jj], self.n) } else { self.col_sq[jj] };
@@ -1008,14 +1036,14 @@ impl<'o> LassoAggregator<'o> {
             }
             let old = self.beta[jj];
             let new = match self.settings.loss {
-                Loss::Squared => soft_threshold(sums[k] + norm * old, self.alpha) / (norm + self.ridge),
+                Loss::Squared => shrink(sums[k] + norm * old, self.alpha, positive) / (norm + self.ridge),
                 Loss::Logistic => {
                     let g = sums[2 * k];
                     let h = match self.settings.update {
                         LogisticUpdate::Newton => sums[2 * k + 1].max(1e-12 * norm),
                         LogisticUpdate::Bound => 0.25 * norm,
                     };
-                    let new = soft_threshold(g + h * old, self.alpha) / (h + self.ridge);
+                    let new = shrink(g + h * old, self.alpha, positive) / (h + self.ridge);
                     if self.settings.update == LogisticUpdate::Newton {
                         // Within |delta| max_i |x_ij| <= 1/2 every row's curvature stays within
                         // e^(1/2) < 2 of where it was measured, which makes the step lower the objective.
@@ -1259,10 +1287,12 @@ impl<'o> LassoAggregator<'o> {
             anderson: self.settings.block.unwrap_or(0),
             bound: self.settings.update == LogisticUpdate::Bound,
             centre: self.settings.intercept,
+            positive: self.settings.positive,
         }
     }
 
     fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+        let positive = self.settings.positive;
         let mut xtr = vec![0.0; self.active.len()];
         let mut total =
             GapPartial { xtr: vec![], r_sq: 0.0, r_sum: 0.0, r_dot_y: 0.0, loss: 0.0, entropy: 0.0, curvature: 0.0 };
@@ -1292,13 +1322,13 @@ impl<'o> LassoAggregator<'o> {
             if centered {
                 xtr[k] -= mean * self.col_sum[j as usize];
             }
-            max_corr = max_corr.max(xtr[k].abs());
+            max_corr = max_corr.max(reach(xtr[k], positive));
         }
         let l2: f64 = if self.ridge > 0.0 { self.beta.iter().map(|b| b * b).sum() } else { 0.0 };
         let primal_scaled = total.loss + self.alpha * self.l1 + 0.5 * self.ridge * l2;
         // The conjugate of the elastic net's penalty, at X^T u.
         let ridge_conjugate = || -> f64 {
-            xtr.iter().map(|c| soft_threshold(c.abs(), self.alpha).powi(2)).sum::<f64>() / (2.0 * self.ridge)
+            xtr.iter().map(|&c| (reach(c, positive) - self.alpha).max(0.0).powi(2)).sum::<f64>() / (2.0 * self.ridge)
         };
         let mut scale = if max_corr > self.alpha { self.alpha / max_corr } else { 1.0 };
         let mut intercept_delta = 0.0;
@@ -1339,7 +1369,7 @@ impl<'o> LassoAggregator<'o> {
                     .active
                     .iter()
                     .zip(&xtr)
-                    .map(|(&j, c)| (c - self.ridge * self.beta[j as usize]).abs())
+                    .map(|(&j, c)| reach(c - self.ridge * self.beta[j as usize], positive))
                     .fold(0.0f64, f64::max);
                 scale = if augmented > self.alpha { self.alpha / augmented } else { 1.0 };
                 let augmented_dual = scale * rc_dot_y - 0.5 * scale * scale * (rc_sq + self.ridge * l2);
@@ -1407,7 +1437,7 @@ impl<'o> LassoAggregator<'o> {
             // The column and correlation of the augmented Lasso (the same as X's without L2).
             let augmented_norm = (norm * norm + self.ridge).sqrt();
             let augmented = correlation - self.ridge * self.beta[jj];
-            if screening && scale * augmented.abs() + radius * augmented_norm < self.alpha {
+            if screening && scale * reach(augmented, positive) + radius * augmented_norm < self.alpha {
                 screened_now.push(j);
                 self.screened[jj] = true;
                 let old = self.beta[jj];
@@ -1422,7 +1452,7 @@ impl<'o> LassoAggregator<'o> {
                 let score = if self.beta[jj] != 0.0 {
                     f64::NEG_INFINITY
                 } else if norm > 0.0 {
-                    (self.alpha - scale * correlation.abs()) / norm
+                    (self.alpha - scale * reach(*correlation, positive)) / norm
                 } else {
                     f64::INFINITY
                 };

@@ -7,7 +7,7 @@
 use strads_data::Dataset;
 
 use crate::Loss;
-use crate::program::{log1p_exp, soft_threshold};
+use crate::program::{log1p_exp, reach, shrink, soft_threshold};
 
 /// `||y - beta0 - X beta||^2 / (2n) + lambda ||beta||_1`.
 pub fn objective(data: &Dataset, beta: &[f64], beta0: f64, lambda: f64) -> f64 {
@@ -122,6 +122,33 @@ pub fn glm_kkt_violation(
     l1_ratio: f64,
     intercept: bool,
 ) -> f64 {
+    kkt_violation_of(data, loss, beta, beta0, (lambda, l1_ratio), intercept, false)
+}
+
+/// [`glm_kkt_violation`] of the fit constrained to `beta >= 0`: a nonzero `beta_j` as there, a zero
+/// one `max(g_j - lambda l1_ratio, 0)` (only a gradient pushing it up violates), and `-beta_j` for
+/// a negative one.
+pub fn glm_kkt_violation_positive(
+    data: &Dataset,
+    loss: Loss,
+    beta: &[f64],
+    beta0: f64,
+    lambda: f64,
+    l1_ratio: f64,
+    intercept: bool,
+) -> f64 {
+    kkt_violation_of(data, loss, beta, beta0, (lambda, l1_ratio), intercept, true)
+}
+
+fn kkt_violation_of(
+    data: &Dataset,
+    loss: Loss,
+    beta: &[f64],
+    beta0: f64,
+    (lambda, l1_ratio): (f64, f64),
+    intercept: bool,
+    positive: bool,
+) -> f64 {
     let n = data.y.len() as f64;
     let u = negative_derivatives(data, loss, beta, beta0);
     let grad = data.x.to_columns().transpose_mul(&u);
@@ -129,7 +156,13 @@ pub fn glm_kkt_violation(
     let mut worst = 0.0f64;
     for (g, &b) in grad.iter().zip(beta) {
         let g = g / n;
-        let violation = if b != 0.0 { (g - l2 * b - l1 * b.signum()).abs() } else { (g.abs() - l1).max(0.0) };
+        let violation = if positive && b < 0.0 {
+            -b
+        } else if b != 0.0 {
+            (g - l2 * b - l1 * b.signum()).abs()
+        } else {
+            (reach(g, positive) - l1).max(0.0)
+        };
         worst = worst.max(violation);
     }
     if intercept {
@@ -148,6 +181,31 @@ pub fn glm_descent(
     lambda: f64,
     l1_ratio: f64,
     intercept: bool,
+    tol: f64,
+    max_sweeps: usize,
+) -> (Vec<f64>, f64) {
+    descent(data, loss, (lambda, l1_ratio), intercept, false, tol, max_sweeps)
+}
+
+/// [`glm_descent`] constrained to `beta >= 0`: each step is projected on the non-negative half-line.
+pub fn glm_descent_positive(
+    data: &Dataset,
+    loss: Loss,
+    lambda: f64,
+    l1_ratio: f64,
+    intercept: bool,
+    tol: f64,
+    max_sweeps: usize,
+) -> (Vec<f64>, f64) {
+    descent(data, loss, (lambda, l1_ratio), intercept, true, tol, max_sweeps)
+}
+
+fn descent(
+    data: &Dataset,
+    loss: Loss,
+    (lambda, l1_ratio): (f64, f64),
+    intercept: bool,
+    positive: bool,
     tol: f64,
     max_sweeps: usize,
 ) -> (Vec<f64>, f64) {
@@ -183,7 +241,7 @@ pub fn glm_descent(
             if h <= 0.0 {
                 continue;
             }
-            let mut new = soft_threshold(g + h * *b, alpha) / (h + ridge);
+            let mut new = shrink(g + h * *b, alpha, positive) / (h + ridge);
             if loss == Loss::Logistic {
                 let limit = 0.5 / x.max_abs(j);
                 new = *b + (new - *b).clamp(-limit, limit);

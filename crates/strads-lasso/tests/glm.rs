@@ -4,7 +4,9 @@
 mod common;
 
 use strads_data::Dataset;
-use strads_lasso::reference::{glm_descent, glm_kkt_violation, glm_objective};
+use strads_lasso::reference::{
+    glm_descent, glm_descent_positive, glm_kkt_violation, glm_kkt_violation_positive, glm_objective,
+};
 use strads_lasso::{
     GeneratorSpec, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, SchedulerKind, Status, check_labels,
     fit, generate, generate_classes,
@@ -288,4 +290,57 @@ fn gap_safe_screening_of_the_elastic_net_keeps_the_solution() {
     assert!((a.objective - b.objective).abs() <= 1e-9 * b.objective, "{} vs {}", a.objective, b.objective);
     let kkt = glm_kkt_violation(&data, Loss::Squared, &a.beta, a.intercept, a.lambda, 0.5, true);
     assert!(kkt <= 1e-4 * a.lambda, "KKT violation {kkt}");
+}
+
+#[test]
+fn non_negative_fits_reach_the_projected_optimum_with_every_scheduler() {
+    let regression = generate(&spec(21)).data;
+    let labelled = classes(22);
+    for (data, loss) in [(&regression, Loss::Squared), (&labelled, Loss::Logistic)] {
+        for (l1_ratio, intercept) in [(1.0, false), (1.0, true), (0.5, true)] {
+            let positive = |scheduler, lambda| {
+                let mut p = params(loss, scheduler, lambda, l1_ratio, intercept);
+                p.positive = true;
+                p
+            };
+            // lambda_max of the constrained problem: the largest gradient entry pushing a coefficient up.
+            let top = run(data, positive(SchedulerKind::Sequential, Lambda::Ratio(1.0)), 1);
+            assert_eq!(
+                run(data, positive(SchedulerKind::Sequential, Lambda::Value(top.lambda_max * 1.0001)), 1).nnz(),
+                0
+            );
+            let lambda = top.lambda_max / 10.0;
+            let (beta, beta0) = glm_descent_positive(data, loss, lambda, l1_ratio, intercept, 1e-14, 200_000);
+            let optimum = glm_objective(data, loss, &beta, beta0, lambda, l1_ratio);
+            assert!(glm_kkt_violation_positive(data, loss, &beta, beta0, lambda, l1_ratio, intercept) < 1e-8 * lambda);
+            // The constraint binds: the unconstrained optimum has negative coefficients.
+            let (free, free0) = glm_descent(data, loss, lambda, l1_ratio, intercept, 1e-14, 200_000);
+            assert!(free.iter().any(|&b| b < 0.0), "{}: a problem where the constraint matters", loss.name());
+            assert!(glm_objective(data, loss, &free, free0, lambda, l1_ratio) < optimum);
+            for scheduler in ALL {
+                for workers in [1, 2, 4] {
+                    let model = run(data, positive(scheduler, Lambda::Value(lambda)), workers);
+                    let label = format!(
+                        "{} {} l1_ratio={l1_ratio} intercept={intercept} P={workers}",
+                        loss.name(),
+                        scheduler.name()
+                    );
+                    assert_eq!(model.status, Status::Converged, "{label}");
+                    assert!(model.beta.iter().all(|&b| b >= 0.0), "{label}: a negative coefficient");
+                    let reached = glm_objective(data, loss, &model.beta, model.intercept, lambda, l1_ratio);
+                    assert!((reached - optimum).abs() <= 1e-8 * optimum, "{label}: {reached} vs {optimum}");
+                    let kkt = glm_kkt_violation_positive(
+                        data,
+                        loss,
+                        &model.beta,
+                        model.intercept,
+                        lambda,
+                        l1_ratio,
+                        intercept,
+                    );
+                    assert!(kkt <= 1e-4 * lambda, "{label}: KKT violation {kkt}");
+                }
+            }
+        }
+    }
 }

@@ -128,6 +128,9 @@ pub struct LassoArgs {
     /// Fit an unpenalized intercept.
     #[arg(long)]
     pub intercept: bool,
+    /// Constrain every coefficient to be >= 0.
+    #[arg(long)]
+    pub positive: bool,
     /// Which coordinates each round updates.
     #[arg(long, value_enum, default_value = "block")]
     pub scheduler: SchedulerArg,

@@ -91,6 +91,7 @@ impl Settings {
         params.update = update;
         params.l1_ratio = args.l1_ratio;
         params.intercept = args.intercept;
+        params.positive = args.positive;
         params.scheduler = match args.scheduler {
             SchedulerArg::Block => SchedulerKind::Block,
             SchedulerArg::Dynamic => SchedulerKind::Dynamic,
