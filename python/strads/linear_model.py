@@ -61,7 +61,22 @@ def _check_positive(name, value):
 
 
 def _fit(
-    X, y, *, loss, alpha, l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, path=None, path_top=None, callback=None
+    X,
+    y,
+    *,
+    loss,
+    alpha,
+    l1_ratio,
+    fit_intercept,
+    tol,
+    max_iter,
+    n_workers,
+    scheduler,
+    seed,
+    positive=False,
+    path=None,
+    path_top=None,
+    callback=None,
 ):
     """Runs strads on validated X (float64 or float32; CSR, CSC or dense in any layout) and y; returns its dict.
 
@@ -75,6 +90,7 @@ def _fit(
         alpha=float(alpha),
         l1_ratio=float(l1_ratio),
         fit_intercept=bool(fit_intercept),
+        positive=bool(positive),
         tol=float(tol),
         max_iter=None if max_iter is None else int(max_iter),
         n_workers=_workers(n_workers, X),
@@ -142,6 +158,8 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         Most rounds of strads (each solves the working set in up to several passes).
     tol : float, default=1e-4
         Relative duality gap at which the fit stops.
+    positive : bool, default=False
+        Constrain every coefficient to be >= 0.
     random_state : int or None, default=None
         Seed of strads' random choices (None is 0): a seed and ``n_workers`` give the same model.
     n_workers : int or None, default=None
@@ -177,6 +195,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        positive=False,
         random_state=None,
         n_workers=None,
         scheduler="block",
@@ -188,6 +207,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.positive = positive
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
@@ -211,6 +231,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
             max_iter=self.max_iter,
             n_workers=self.n_workers,
             scheduler=self.scheduler,
+            positive=self.positive,
             seed=_seed(self.random_state),
             callback=progress(self.callback, self.verbose, type(self).__name__),
         )
@@ -255,6 +276,7 @@ class Lasso(ElasticNet):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        positive=False,
         random_state=None,
         n_workers=None,
         scheduler="block",
@@ -265,6 +287,7 @@ class Lasso(ElasticNet):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.positive = positive
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
@@ -431,7 +454,9 @@ def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas):
     return grid, False
 
 
-def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, callback=None):
+def _path(
+    X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, positive=False, callback=None
+):
     """Coefficients (weights x features), intercepts and relative gaps along ``grid``."""
     common = dict(
         loss=loss,
@@ -442,6 +467,7 @@ def _path(X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol
         n_workers=n_workers,
         scheduler=scheduler,
         seed=seed,
+        positive=positive,
         callback=callback,
     )
     if geometric:
@@ -480,6 +506,7 @@ def enet_path(
     scheduler="block",
     random_state=None,
     return_n_iter=False,
+    positive=False,
     verbose=0,
     callback=None,
 ):
@@ -508,6 +535,7 @@ def enet_path(
         n_workers=n_workers,
         scheduler=scheduler,
         seed=_seed(random_state),
+        positive=positive,
         callback=progress(callback, verbose, "path"),
     )
     out = (grid, np.ascontiguousarray(coefs.T), np.asarray(gaps))
@@ -545,6 +573,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        positive=False,
         cv=None,
         random_state=None,
         n_workers=None,
@@ -559,6 +588,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.positive = positive
         self.cv = cv
         self.random_state = random_state
         self.n_workers = n_workers
@@ -583,6 +613,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
             max_iter=self.max_iter,
             n_workers=self.n_workers,
             scheduler=self.scheduler,
+            positive=self.positive,
             seed=_seed(self.random_state),
             callback=progress(self.callback, self.verbose, type(self).__name__),
         )
@@ -636,6 +667,7 @@ class LassoCV(ElasticNetCV):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        positive=False,
         cv=None,
         random_state=None,
         n_workers=None,
@@ -649,6 +681,7 @@ class LassoCV(ElasticNetCV):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.positive = positive
         self.cv = cv
         self.random_state = random_state
         self.n_workers = n_workers

@@ -199,3 +199,37 @@ def test_bad_settings_raise_value_errors():
 @parametrize_with_checks([Lasso(), ElasticNet(), LogisticRegression(), LassoCV(alphas=10, cv=3), ElasticNetCV(alphas=10, cv=3)])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_positive_coefficients_reach_scikit_learns_constrained_optimum(sparse, fit_intercept):
+    from sklearn.linear_model import ElasticNet as SkElasticNet
+    from sklearn.linear_model import Lasso as SkLasso
+
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((120, 30))
+    X[np.abs(X) < 0.6] = 0.0
+    y = X @ rng.standard_normal(30) + 0.3 * rng.standard_normal(120)
+    data = sp.csc_matrix(X) if sparse else X
+    for ours, theirs in [
+        (Lasso(alpha=0.02, positive=True, tol=1e-12, fit_intercept=fit_intercept),
+         SkLasso(alpha=0.02, positive=True, tol=1e-14, max_iter=100_000, fit_intercept=fit_intercept)),
+        (ElasticNet(alpha=0.05, l1_ratio=0.6, positive=True, tol=1e-12, fit_intercept=fit_intercept),
+         SkElasticNet(alpha=0.05, l1_ratio=0.6, positive=True, tol=1e-14, max_iter=100_000, fit_intercept=fit_intercept)),
+    ]:
+        ours.fit(data, y)
+        theirs.fit(X, y)
+        assert ours.coef_.min() >= 0.0
+        # The constraint binds here: the free fit has negative coefficients.
+        free = type(ours)(**{**ours.get_params(), "positive": False}).fit(data, y)
+        assert free.coef_.min() < 0.0
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-6, atol=1e-8)
+        assert ours.intercept_ == pytest.approx(theirs.intercept_, rel=1e-6, abs=1e-8)
+
+    path_alphas, coefs, _ = lasso_path(X, y, positive=True, n_alphas=10, tol=1e-10)
+    assert coefs.min() >= 0.0
+    from sklearn.linear_model import lasso_path as sk_lasso_path
+
+    _, sk_coefs, _ = sk_lasso_path(X, y, positive=True, alphas=path_alphas, tol=1e-12, max_iter=100_000)
+    np.testing.assert_allclose(coefs, sk_coefs, rtol=1e-5, atol=1e-7)

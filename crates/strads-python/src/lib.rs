@@ -40,6 +40,8 @@ struct LinearSettings {
     alpha: f64,
     l1_ratio: f64,
     fit_intercept: bool,
+    /// Every coefficient `>= 0`.
+    positive: bool,
     /// The relative duality gap to stop at.
     tol: f64,
     /// Most rounds, or None.
@@ -86,6 +88,7 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     params.loss = loss_named(&settings.loss)?;
     params.l1_ratio = settings.l1_ratio;
     params.intercept = settings.fit_intercept;
+    params.positive = settings.positive;
     params.tol = settings.tol;
     params.max_rounds = settings.max_iter;
     params.scheduler = scheduler_named(&settings.scheduler)?;
