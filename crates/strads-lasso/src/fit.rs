@@ -155,6 +155,14 @@ pub fn fit_checkpointed<L: Launcher>(
         return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
+    if let Some(start) = &raw.warm_start
+        && start.coefficients.len() != features
+    {
+        return Err(LassoError::Params(format!(
+            "the warm start has {} coefficients for {features} features",
+            start.coefficients.len()
+        )));
+    }
     if let Some(limit) = raw.max_memory {
         let needed =
             memory_estimate(rows, features, data.whole().map(|w| w.x.nnz()), launcher.workers(), raw.scheduler);
@@ -250,7 +258,7 @@ pub fn fit_checkpointed<L: Launcher>(
                     shared.as_ref().map(|(x, _)| Grouper::new(x.clone(), raw.seed, raw.split_min)),
                     budget,
                 ),
-                LassoAggregator::new(settings, now, observer),
+                LassoAggregator::new(settings, now, observer).starting_from(raw.warm_start.clone()),
             )
         },
     )?;

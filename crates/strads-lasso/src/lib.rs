@@ -33,6 +33,8 @@ pub use fit::{
     to_signs,
 };
 pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
-pub use params::{CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind};
+pub use params::{
+    CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind, WarmStart,
+};
 pub use program::PathPoint;
 pub use scheduler::{Correlation, LassoScheduler};

@@ -7,6 +7,7 @@
 //! | `l1_ratio` | 1 | the penalty is `lambda (l1_ratio ||beta||_1 + (1 - l1_ratio) ||beta||^2 / 2)` (scikit-learn's elastic net); 1 is the Lasso | `(0, 1]` |
 //! | `update` | `newton` | logistic coordinate step: `newton` (the exact curvature `sum x_ij^2 p_i (1 - p_i)`, in a trust region that guarantees descent) or `bound` (the curvature bound `||x_j||^2 / 4`: STRADS' update) | |
 //! | `intercept` | `false` | fit an unpenalized intercept | |
+//! | `warm_start` | none | start from these coefficients (and intercept) instead of zero; not with `path` | finite, `>= 0` with `positive` |
 //! | `positive` | `false` | constrain every coefficient to be `>= 0` (non-negative Lasso, elastic net, logistic regression) | |
 //! | `scheduler` | `block` | `block` (feature-clustered block coordinate descent: each worker solves a group of correlated coordinates of the working set per round), `dynamic`, `shotgun`, `cyclic`, `sequential` | |
 //! | `set_size` | 1 for dynamic and sequential, the number of workers `P` for shotgun and cyclic; unused by block (one group per worker) | `L`: coordinates updated in parallel per round | `>= 1` |
@@ -154,6 +155,15 @@ pub enum GapEvery {
     Rounds(u64),
 }
 
+/// A model to start a fit from: scikit-learn's `warm_start`, the previous fit's solution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmStart {
+    /// One coefficient per feature.
+    pub coefficients: Vec<f64>,
+    /// The intercept (used when the fit has one).
+    pub intercept: f64,
+}
+
 /// Settings of a Lasso fit, as given.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LassoParams {
@@ -171,6 +181,8 @@ pub struct LassoParams {
     pub intercept: bool,
     /// Constrain every coefficient to be `>= 0`.
     pub positive: bool,
+    /// Start from this model instead of zero (one coefficient per feature).
+    pub warm_start: Option<WarmStart>,
     /// The scheduler.
     pub scheduler: SchedulerKind,
     /// `L`, or `None` for 1 (`dynamic`, `sequential`) or the number of workers (`shotgun`, `cyclic`).
@@ -226,6 +238,7 @@ impl LassoParams {
             path_top: None,
             intercept: false,
             positive: false,
+            warm_start: None,
             scheduler: SchedulerKind::Block,
             set_size: None,
             candidates: None,
@@ -252,6 +265,22 @@ impl LassoParams {
     /// Checks every setting once; nothing downstream checks again.
     pub fn check(self) -> Result<CheckedParams, LassoError> {
         let bad = |message: String| Err(LassoError::Params(message));
+        if let Some(start) = &self.warm_start {
+            if self.path.is_some() {
+                return bad("a warm start and a path do not go together: a path starts from zero at its top".into());
+            }
+            if let Some((j, v)) = start.coefficients.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                return bad(format!("the warm start's coefficient {j} is {v}, not a finite number"));
+            }
+            if !start.intercept.is_finite() {
+                return bad(format!("the warm start's intercept is {}, not a finite number", start.intercept));
+            }
+            if self.positive
+                && let Some((j, v)) = start.coefficients.iter().enumerate().find(|(_, v)| **v < 0.0)
+            {
+                return bad(format!("the warm start's coefficient {j} is {v}, but positive asks for every one >= 0"));
+            }
+        }
         match self.lambda {
             Lambda::Value(l) if !(l.is_finite() && l > 0.0) => return bad(format!("lambda must be > 0, got {l}")),
             Lambda::Ratio(r) if !(r.is_finite() && r > 0.0 && r <= 1.0) => {

@@ -768,6 +768,8 @@ pub struct LassoAggregator<'o> {
     pub(crate) status: Option<Status>,
     pub(crate) split_rounds: u64,
     pub(crate) dropped_rounds: u64,
+    /// The model the run starts from, committed after the statistics round.
+    warm_start: Option<crate::WarmStart>,
 }
 
 /// The model reached at one `lambda` of a regularization path.
@@ -869,6 +871,7 @@ impl<'o> LassoAggregator<'o> {
             status: None,
             split_rounds: 0,
             dropped_rounds: 0,
+            warm_start: None,
         }
     }
 
@@ -916,7 +919,15 @@ impl<'o> LassoAggregator<'o> {
         if self.nonzeros == 0 { 0.0 } else { self.l1 / self.nonzeros as f64 }
     }
 
-    fn stats(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
+    /// Starts the run from `start` instead of zero: after the statistics round, its coefficients
+    /// (and intercept, with one) are committed as the first deltas, so every worker moves its
+    /// residuals there as it would for updates.
+    pub fn starting_from(mut self, start: Option<crate::WarmStart>) -> Self {
+        self.warm_start = start;
+        self
+    }
+
+    fn stats(&mut self, round: Round, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let mut total: Option<ShardStats> = None;
         for partial in partials {
             let Partial::Stats(s) = partial else { continue };
@@ -998,8 +1009,25 @@ impl<'o> LassoAggregator<'o> {
         let excluded: Vec<u32> = (0..p as u32).filter(|&j| t.col_sq[j as usize] <= 0.0).collect();
         self.col_sq = t.col_sq;
         self.col_sum = t.col_sum;
-        let commit =
-            (intercept != 0.0).then(|| Assignment::All(Commit { intercept_delta: intercept, ..Commit::default() }));
+        let mut deltas = Vec::new();
+        if let Some(start) = self.warm_start.take() {
+            for (j, &value) in start.coefficients.iter().enumerate() {
+                // An empty column's coefficient stays zero, as updates would leave it.
+                if value != 0.0 && self.col_sq[j] > 0.0 {
+                    self.set_beta(j, value);
+                    self.last_commit[j] = round.index;
+                    self.r_sum -= value * self.col_sum[j];
+                    deltas.push((j as u32, value));
+                }
+            }
+            if self.settings.intercept {
+                self.r_sum -= self.n * (start.intercept - intercept);
+                self.beta0 = start.intercept;
+            }
+        }
+        let intercept_delta = self.beta0;
+        let commit = (intercept_delta != 0.0 || !deltas.is_empty())
+            .then(|| Assignment::All(Commit { deltas, intercept_delta, ..Commit::default() }));
         Pulled { commit, feedback: Feedback::Ready { col_nnz: t.col_nnz, excluded } }
     }
 
@@ -1545,7 +1573,7 @@ impl<'o> LassoAggregator<'o> {
 impl Aggregator<LassoProgram> for LassoAggregator<'_> {
     fn pull(&mut self, round: Round, tasks: &Assignment<Task>, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         match tasks.for_worker(0) {
-            Some(Task::Stats) => self.stats(partials),
+            Some(Task::Stats) => self.stats(round, partials),
             Some(Task::Update(coords)) => self.update(round, coords, partials),
             Some(Task::Extrapolate(mix)) => self.extrapolate(round, mix, partials),
             Some(Task::Solve(_)) => self.solve(round, partials),

@@ -8,8 +8,8 @@ use strads_lasso::reference::{
     glm_descent, glm_descent_positive, glm_kkt_violation, glm_kkt_violation_positive, glm_objective,
 };
 use strads_lasso::{
-    GeneratorSpec, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, SchedulerKind, Status, check_labels,
-    fit, generate, generate_classes,
+    GeneratorSpec, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, SchedulerKind, Status, WarmStart,
+    check_labels, fit, generate, generate_classes,
 };
 use strads_runtime::Embedded;
 
@@ -343,4 +343,80 @@ fn non_negative_fits_reach_the_projected_optimum_with_every_scheduler() {
             }
         }
     }
+}
+
+#[test]
+fn warm_starts_reach_the_optimum_and_start_from_it_at_once() {
+    let regression = generate(&spec(31)).data;
+    let labelled = classes(32);
+    for (data, loss) in [(&regression, Loss::Squared), (&labelled, Loss::Logistic)] {
+        for (l1_ratio, intercept) in [(1.0, false), (1.0, true), (0.7, true)] {
+            let top = run(data, params(loss, SchedulerKind::Sequential, Lambda::Ratio(1.0), l1_ratio, intercept), 1);
+            let lambda = top.lambda_max / 10.0;
+            let (beta, beta0) = glm_descent(data, loss, lambda, l1_ratio, intercept, 1e-14, 200_000);
+            let optimum = glm_objective(data, loss, &beta, beta0, lambda, l1_ratio);
+            // A start far from the optimum: every coefficient nonzero, half of them negative.
+            let far = WarmStart {
+                coefficients: (0..beta.len()).map(|j| if j % 2 == 0 { 0.3 } else { -0.2 }).collect(),
+                intercept: 0.7,
+            };
+            let cold_updates =
+                run(data, params(loss, SchedulerKind::Block, Lambda::Value(lambda), l1_ratio, intercept), 1).updates;
+            for scheduler in ALL {
+                for workers in [1, 2, 4] {
+                    let label = format!(
+                        "{} {} l1_ratio={l1_ratio} intercept={intercept} P={workers}",
+                        loss.name(),
+                        scheduler.name()
+                    );
+                    let mut p = params(loss, scheduler, Lambda::Value(lambda), l1_ratio, intercept);
+                    p.warm_start = Some(far.clone());
+                    let model = run(data, p, workers);
+                    assert_eq!(model.status, Status::Converged, "{label}");
+                    let reached = glm_objective(data, loss, &model.beta, model.intercept, lambda, l1_ratio);
+                    assert!((reached - optimum).abs() <= 1e-8 * optimum, "{label}: {reached} vs {optimum}");
+                }
+            }
+            // From the previous solution, a fit has almost nothing left to do.
+            let mut p = params(loss, SchedulerKind::Block, Lambda::Value(lambda), l1_ratio, intercept);
+            p.warm_start = Some(WarmStart { coefficients: beta.clone(), intercept: beta0 });
+            let again = run(data, p, 2);
+            assert_eq!(again.status, Status::Converged);
+            assert!(
+                again.updates * 4 < cold_updates,
+                "{}: {} updates warm, {cold_updates} cold",
+                loss.name(),
+                again.updates
+            );
+            let reached = glm_objective(data, loss, &again.beta, again.intercept, lambda, l1_ratio);
+            assert!((reached - optimum).abs() <= 1e-8 * optimum);
+        }
+    }
+}
+
+#[test]
+fn a_warm_start_that_does_not_fit_the_problem_is_refused() {
+    let data = generate(&spec(33)).data;
+    let features = data.x.cols();
+    let with = |start: WarmStart, path: Option<usize>, positive: bool| {
+        let mut p = params(Loss::Squared, SchedulerKind::Block, Lambda::Ratio(0.1), 1.0, true);
+        p.warm_start = Some(start);
+        p.path = path;
+        p.positive = positive;
+        p
+    };
+    let zeros = |n: usize| WarmStart { coefficients: vec![0.0; n], intercept: 0.0 };
+    let launcher = Embedded::new(1).unwrap();
+    let error =
+        fit(&data, &with(zeros(features + 1), None, false).check().unwrap(), &launcher, &mut |_| {}).unwrap_err();
+    assert!(error.to_string().contains(&format!("{} coefficients for {features} features", features + 1)), "{error}");
+    let error = with(zeros(features), Some(5), false).check().unwrap_err();
+    assert!(error.to_string().contains("a warm start and a path"), "{error}");
+    let mut negative = zeros(features);
+    negative.coefficients[3] = -1.0;
+    let error = with(negative, None, true).check().unwrap_err();
+    assert!(error.to_string().contains("coefficient 3 is -1"), "{error}");
+    let mut infinite = zeros(features);
+    infinite.intercept = f64::NAN;
+    assert!(with(infinite, None, false).check().is_err());
 }
