@@ -74,6 +74,7 @@ def _fit(
     scheduler,
     seed,
     positive=False,
+    warm=None,
     path=None,
     path_top=None,
     callback=None,
@@ -91,6 +92,8 @@ def _fit(
         l1_ratio=float(l1_ratio),
         fit_intercept=bool(fit_intercept),
         positive=bool(positive),
+        warm_coef=None if warm is None else np.ascontiguousarray(warm[0], dtype=np.float64),
+        warm_intercept=0.0 if warm is None else float(warm[1]),
         tol=float(tol),
         max_iter=None if max_iter is None else int(max_iter),
         n_workers=_workers(n_workers, X),
@@ -158,6 +161,8 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         Most rounds of strads (each solves the working set in up to several passes).
     tol : float, default=1e-4
         Relative duality gap at which the fit stops.
+    warm_start : bool, default=False
+        Start from the previous fit's coefficients (and intercept) instead of zero.
     positive : bool, default=False
         Constrain every coefficient to be >= 0.
     random_state : int or None, default=None
@@ -195,6 +200,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        warm_start=False,
         positive=False,
         random_state=None,
         n_workers=None,
@@ -207,6 +213,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
         self.positive = positive
         self.random_state = random_state
         self.n_workers = n_workers
@@ -232,6 +239,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
             n_workers=self.n_workers,
             scheduler=self.scheduler,
             positive=self.positive,
+            warm=self._warm(X.shape[1]),
             seed=_seed(self.random_state),
             callback=progress(self.callback, self.verbose, type(self).__name__),
         )
@@ -244,6 +252,12 @@ class ElasticNet(RegressorMixin, BaseEstimator):
 
     def _l1_ratio(self):
         return self.l1_ratio
+
+    def _warm(self, features):
+        """The previous fit's model when ``warm_start`` asks to start from it and it fits these features."""
+        if self.warm_start and getattr(self, "coef_", None) is not None and self.coef_.shape == (features,):
+            return self.coef_, self.intercept_ if self.fit_intercept else 0.0
+        return None
 
     @property
     def sparse_coef_(self):
@@ -276,6 +290,7 @@ class Lasso(ElasticNet):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-4,
+        warm_start=False,
         positive=False,
         random_state=None,
         n_workers=None,
@@ -287,6 +302,7 @@ class Lasso(ElasticNet):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
         self.positive = positive
         self.random_state = random_state
         self.n_workers = n_workers
@@ -318,7 +334,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Most rounds of strads per class.
     tol : float, default=1e-4
         Relative duality gap at which a fit stops.
-    random_state, n_workers, scheduler, verbose, callback
+    warm_start, random_state, n_workers, scheduler, verbose, callback
         As for :class:`ElasticNet`.
 
     Attributes
@@ -339,6 +355,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         fit_intercept=True,
         max_iter=100,
         tol=1e-4,
+        warm_start=False,
         random_state=None,
         n_workers=None,
         scheduler="block",
@@ -350,6 +367,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_workers = n_workers
         self.scheduler = scheduler
@@ -362,6 +380,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         _check_unit("l1_ratio", self.l1_ratio, low_open=True)
         X, y = validate_data(self, X, y, accept_sparse=["csr", "csc"], dtype=[np.float64, np.float32])
         check_classification_targets(y)
+        previous = tuple(getattr(self, name, None) for name in ("classes_", "coef_", "intercept_"))
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -370,6 +389,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         # C sum loss + penalty is n C times strads' sum loss / n + penalty / (n C).
         alpha = 1.0 / (self.C * X.shape[0])
         targets = [1] if len(self.classes_) == 2 else range(len(self.classes_))
+        # warm_start: each class's model from the previous fit, when it had the same classes and features.
+        warm = None
+        if self.warm_start and previous[1] is not None and np.array_equal(previous[0], self.classes_):
+            if previous[1].shape == (len(targets), X.shape[1]):
+                warm = previous
         coef, intercept, n_iter, gaps = [], [], [], []
         for k in targets:
             signs = np.where(encoded == k, 1.0, -1.0)
@@ -385,6 +409,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 n_workers=self.n_workers,
                 scheduler=self.scheduler,
                 seed=_seed(self.random_state),
+                warm=None if warm is None else (warm[1][len(coef)], warm[2][len(coef)] if self.fit_intercept else 0.0),
                 callback=progress(self.callback, self.verbose, f"{type(self).__name__} class {self.classes_[k]!r}"),
             )
             _warn_unconverged(result, self.tol)

@@ -233,3 +233,29 @@ def test_positive_coefficients_reach_scikit_learns_constrained_optimum(sparse, f
 
     _, sk_coefs, _ = sk_lasso_path(X, y, positive=True, alphas=path_alphas, tol=1e-12, max_iter=100_000)
     np.testing.assert_allclose(coefs, sk_coefs, rtol=1e-5, atol=1e-7)
+
+
+def test_warm_start_begins_at_the_previous_fit_and_reaches_the_same_model():
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((200, 60))
+    y = X[:, :6] @ rng.standard_normal(6) + 0.2 * rng.standard_normal(200)
+    cold = Lasso(alpha=0.01, tol=1e-10).fit(X, y)
+    model = Lasso(alpha=0.05, tol=1e-10, warm_start=True).fit(X, y)
+    first_rounds = model.n_iter_
+    model.set_params(alpha=0.01).fit(X, y)
+    np.testing.assert_allclose(model.coef_, cold.coef_, rtol=1e-7, atol=1e-9)
+    assert model.intercept_ == pytest.approx(cold.intercept_, rel=1e-7)
+    # Refitting at the same alpha starts at the optimum: one round of updates at most.
+    model.fit(X, y)
+    assert model.n_iter_ <= 1 < cold.n_iter_, (model.n_iter_, cold.n_iter_, first_rounds)
+    # Without warm_start, a refit starts from zero again.
+    again = Lasso(alpha=0.01, tol=1e-10).fit(X, y).fit(X, y)
+    assert again.n_iter_ == cold.n_iter_
+
+    labels = np.array(["a", "b", "c"])[rng.integers(0, 3, 200)]
+    clf = LogisticRegression(C=0.5, tol=1e-10, warm_start=True).fit(X, labels)
+    reference = LogisticRegression(C=0.5, tol=1e-10).fit(X, labels)
+    before = clf.n_iter_.copy()
+    clf.fit(X, labels)
+    assert np.all(clf.n_iter_ <= 1) and np.all(before > 1)
+    np.testing.assert_allclose(clf.coef_, reference.coef_, rtol=1e-6, atol=1e-8)

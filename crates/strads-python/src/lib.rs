@@ -42,6 +42,9 @@ struct LinearSettings {
     fit_intercept: bool,
     /// Every coefficient `>= 0`.
     positive: bool,
+    /// Start from these coefficients and `warm_intercept` (scikit-learn's `warm_start`).
+    warm_coef: Option<Vec<f64>>,
+    warm_intercept: f64,
     /// The relative duality gap to stop at.
     tol: f64,
     /// Most rounds, or None.
@@ -89,6 +92,9 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     params.l1_ratio = settings.l1_ratio;
     params.intercept = settings.fit_intercept;
     params.positive = settings.positive;
+    params.warm_start = settings
+        .warm_coef
+        .map(|coefficients| strads_lasso::WarmStart { coefficients, intercept: settings.warm_intercept });
     params.tol = settings.tol;
     params.max_rounds = settings.max_iter;
     params.scheduler = scheduler_named(&settings.scheduler)?;
