@@ -167,7 +167,8 @@ def test_features_far_from_zero_mean_need_no_centring():
     X, y = correlated(n=300, p=16, seed=9)
     labels = (y > np.median(y)).astype(int)
     shifted = X + 100.0
-    lasso = Lasso(alpha=0.05, tol=1e-10, max_iter=50).fit(shifted, y)
+    # tol 1e-9: with features around 100 the relative gap bottoms out near 7e-10 (README).
+    lasso = Lasso(alpha=0.05, tol=1e-9, max_iter=50).fit(shifted, y)
     centred = Lasso(alpha=0.05, tol=1e-10).fit(X, y)
     np.testing.assert_allclose(lasso.coef_, centred.coef_, atol=1e-6)
     assert lasso.intercept_ == pytest.approx(centred.intercept_ - 100.0 * centred.coef_.sum(), abs=1e-5)
