@@ -5,24 +5,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["__version__", "fit_linear_dense", "fit_linear_csr", "fit_linear_csc", "fit_mf", "fit_lda", "infer_lda"]
+__all__ = ["__version__", "fit_linear_dense", "fit_linear_sparse", "fit_mf", "fit_lda", "infer_lda"]
 
 __version__: str
 
 def fit_linear_dense(x: npt.NDArray[np.floating], y: npt.NDArray[np.float64], settings: dict[str, Any]) -> dict[str, Any]: ...
-def fit_linear_csr(
+def fit_linear_sparse(
     indptr: npt.NDArray[np.uint64],
     indices: npt.NDArray[np.uint32],
     values: npt.NDArray[np.floating],
     shape: tuple[int, int],
-    y: npt.NDArray[np.float64],
-    settings: dict[str, Any],
-) -> dict[str, Any]: ...
-def fit_linear_csc(
-    indptr: npt.NDArray[np.uint64],
-    indices: npt.NDArray[np.uint32],
-    values: npt.NDArray[np.floating],
-    shape: tuple[int, int],
+    by_columns: bool,
     y: npt.NDArray[np.float64],
     settings: dict[str, Any],
 ) -> dict[str, Any]: ...

@@ -110,14 +110,14 @@ def _fit(
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
-        # Columns go to strads as they are; rows are transposed there once.
-        fit = _strads.fit_linear_csc if X.format == "csc" else _strads.fit_linear_csr
         values = X.data if X.data.dtype in (np.float64, np.float32) else X.data.astype(np.float64)
-        return fit(
+        # Columns go to strads as they are; rows are transposed there once.
+        return _strads.fit_linear_sparse(
             np.ascontiguousarray(X.indptr, dtype=np.uint64),
             np.ascontiguousarray(X.indices, dtype=np.uint32),
             values,
             X.shape,
+            X.format == "csc",
             y,
             settings,
         )

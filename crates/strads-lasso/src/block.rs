@@ -307,6 +307,16 @@ impl LassoWorker {
         } else {
             0.0
         };
+        let context_at = |offset: f64| GapContext {
+            x,
+            y,
+            col_sum,
+            offset,
+            alpha: spec.alpha,
+            ridge: spec.ridge,
+            outside_sq,
+            positive: spec.positive,
+        };
         // Whether the cyclic passes below solve the group: the squared loss, the bound step, and a
         // proximal Newton step that rounding stopped (single-coordinate steps always make progress).
         let mut cyclic = true;
@@ -315,16 +325,7 @@ impl LassoWorker {
         // Logistic loss with an intercept: how far the Newton steps moved it.
         let mut intercept_shift = 0.0;
         if loss == Loss::Logistic && !spec.bound {
-            let context = GapContext {
-                x,
-                y,
-                col_sum,
-                offset,
-                alpha: spec.alpha,
-                ridge: spec.ridge,
-                outside_sq,
-                positive: spec.positive,
-            };
+            let context = context_at(offset);
             let newton = context.prox_newton(
                 coords,
                 &mut b,
@@ -435,16 +436,7 @@ impl LassoWorker {
                 true
             } else if gap_known {
                 epoch % GAP_EPOCHS == 0 && {
-                    let context = GapContext {
-                        x,
-                        y,
-                        col_sum,
-                        offset,
-                        alpha: spec.alpha,
-                        ridge: spec.ridge,
-                        outside_sq,
-                        positive: spec.positive,
-                    };
+                    let context = context_at(offset);
                     context.group_gap(loss, coords, &b, &block.local, &block.local_u) <= spec.target
                 }
             } else {

@@ -175,41 +175,32 @@ fn fit_linear_dense(
     fit_linear(py, data, settings)
 }
 
-/// Fits on compressed sparse rows (`indptr`, sorted `indices` without duplicates, `values` of
-/// float64 or float32).
+/// Fits on a compressed sparse matrix (`indptr`, sorted `indices` without duplicates, `values` of
+/// float64 or float32): rows, or with `by_columns` columns, which become strads' columns as they
+/// are, without a transpose.
 #[pyfunction]
-fn fit_linear_csr(
+#[allow(clippy::too_many_arguments)]
+fn fit_linear_sparse(
     py: Python<'_>,
     indptr: PyReadonlyArray1<'_, u64>,
     indices: PyReadonlyArray1<'_, u32>,
     values: &Bound<'_, PyAny>,
     shape: (usize, usize),
+    by_columns: bool,
     y: PyReadonlyArray1<'_, f64>,
     settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
     let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
-    let matrix = SparseRows::try_new(shape, indptr, indices.as_array().to_vec(), floats(values)?)
-        .map_err(|(_, _, _, e)| PyValueError::new_err(format!("invalid compressed sparse rows: {e}")))?;
-    let data = Dataset { x: Features::Sparse(matrix), y: y.as_array().to_vec(), feature_names: None };
-    fit_linear(py, data, settings)
-}
-
-/// Fits on compressed sparse columns (`indptr`, sorted `indices` without duplicates, `values` of
-/// float64 or float32): they become strads' columns as they are, without a transpose.
-#[pyfunction]
-fn fit_linear_csc(
-    py: Python<'_>,
-    indptr: PyReadonlyArray1<'_, u64>,
-    indices: PyReadonlyArray1<'_, u32>,
-    values: &Bound<'_, PyAny>,
-    shape: (usize, usize),
-    y: PyReadonlyArray1<'_, f64>,
-    settings: LinearSettings,
-) -> PyResult<Py<PyDict>> {
-    let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
-    let columns = SparseColumns::try_new(shape.0, shape.1, indptr, indices.as_array().to_vec(), floats(values)?)
-        .map_err(|e| PyValueError::new_err(format!("invalid compressed sparse columns: {e}")))?;
-    let x = Features::Columns(Arc::new(Columns::Sparse(columns)));
+    let (indices, values) = (indices.as_array().to_vec(), floats(values)?);
+    let x = if by_columns {
+        let columns = SparseColumns::try_new(shape.0, shape.1, indptr, indices, values)
+            .map_err(|e| PyValueError::new_err(format!("invalid compressed sparse columns: {e}")))?;
+        Features::Columns(Arc::new(Columns::Sparse(columns)))
+    } else {
+        let rows = SparseRows::try_new(shape, indptr, indices, values)
+            .map_err(|(_, _, _, e)| PyValueError::new_err(format!("invalid compressed sparse rows: {e}")))?;
+        Features::Sparse(rows)
+    };
     let data = Dataset { x, y: y.as_array().to_vec(), feature_names: None };
     fit_linear(py, data, settings)
 }
@@ -524,8 +515,7 @@ fn infer_lda(
 fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(fit_linear_dense, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_linear_csr, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_linear_csc, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_linear_sparse, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mf, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lda, m)?)?;
     m.add_function(wrap_pyfunction!(infer_lda, m)?)?;

@@ -111,30 +111,25 @@ fn an_interrupted_run_ends_after_the_rounds_so_far_with_their_results() {
         let asked = std::sync::atomic::AtomicU64::new(0);
         // Says stop at the sixth time it is asked.
         let stop = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 5;
+        let run = |launcher: &Interruptible<'_, Embedded>| {
+            let (steps, _) = launcher
+                .run(
+                    RunOptions { pipeline_depth: depth },
+                    |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
+                    || (Steps { rounds: 12, history: vec![] }, Mean),
+                )
+                .unwrap()
+                .unwrap();
+            steps.history
+        };
         let interruptible = Interruptible::new(&runtime, &stop);
-        let (steps, _) = interruptible
-            .run(
-                RunOptions { pipeline_depth: depth },
-                |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
-                || (Steps { rounds: 12, history: vec![] }, Mean),
-            )
-            .unwrap()
-            .unwrap();
+        assert_eq!(run(&interruptible), run_dot(workers, depth)[..5], "P={workers} s={depth}");
         assert!(interruptible.interrupted());
-        assert_eq!(steps.history, run_dot(workers, depth)[..5], "P={workers} s={depth}");
 
         let never = || false;
         let uninterrupted = Interruptible::new(&runtime, &never);
-        let (steps, _) = uninterrupted
-            .run(
-                RunOptions { pipeline_depth: depth },
-                |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
-                || (Steps { rounds: 12, history: vec![] }, Mean),
-            )
-            .unwrap()
-            .unwrap();
+        assert_eq!(run(&uninterrupted), run_dot(workers, depth));
         assert!(!uninterrupted.interrupted());
-        assert_eq!(steps.history, run_dot(workers, depth));
     }
 }
 
