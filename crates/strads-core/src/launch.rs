@@ -59,6 +59,13 @@ pub trait Launcher {
         A: Aggregator<P>;
 }
 
+/// A launcher whose calling process leads every run it starts (the embedded runtime): its runs
+/// always return the scheduler and aggregator, so an application's `fit_model` returns the model
+/// itself, with no `Option` for the processes that do not lead.
+pub trait Leading: Launcher {}
+
+impl<L: Leading> Leading for Interruptible<'_, L> {}
+
 /// A launcher whose runs end early when `stop()` says so, as if the scheduler had stopped: no
 /// further round is scheduled, and the rounds in flight are still pulled. For a caller that must
 /// answer an interruption (Ctrl-C in an interpreter, a progress callback that gives up); `stop`

@@ -24,6 +24,6 @@ mod program;
 pub use assignment::Assignment;
 pub use checkpoint::{Checkpoints, Due, InMemory, NoCheckpoints, Position, Snapshot};
 pub use error::{BoxError, EngineError};
-pub use launch::{Interruptible, Launcher, RunOptions};
+pub use launch::{Interruptible, Launcher, Leading, RunOptions};
 pub use partition::{balanced_ranges, shard_range};
 pub use program::{Aggregator, Decision, Message, Plan, Program, Pulled, Round, Scheduler, Slot, Worker, WorkerId};

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, Leading, NoCheckpoints, RunOptions, balanced_ranges};
 use strads_data::{Features, RowSource};
 
 use crate::block::Grouper;
@@ -132,6 +132,28 @@ pub fn fit<L: Launcher>(
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<LassoFit>, LassoError> {
     fit_checkpointed(data, params, launcher, observer, &mut NoCheckpoints)
+}
+
+/// [`fit`] on a launcher whose calling process leads (the embedded runtime): the model itself.
+///
+/// ```
+/// use strads_lasso::{GeneratorSpec, Lambda, LassoParams, fit_model, generate};
+///
+/// let spec = GeneratorSpec { rows: 100, features: 50, block: 5, correlation: 0.5, density: 0.3, support: 5, noise: 0.1, seed: 1 };
+/// let data = generate(&spec).data;
+/// let params = LassoParams::new(Lambda::Ratio(0.1)).check()?;
+/// let model = fit_model(&data, &params, &strads_runtime::Embedded::new(2)?, &mut |_| {})?;
+/// assert!(model.nnz() > 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fit_model<L: Leading>(
+    data: &(impl RowSource + ?Sized),
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+) -> Result<LassoFit, LassoError> {
+    fit(data, params, launcher, observer)?
+        .ok_or_else(|| LassoError::Data("a run on a leading launcher ended without a model".into()))
 }
 
 /// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,

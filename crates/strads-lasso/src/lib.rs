@@ -29,8 +29,8 @@ mod scheduler;
 
 pub use error::LassoError;
 pub use fit::{
-    LabelForm, LassoFit, Status, TracePoint, check_labels, fit, fit_checkpointed, human_bytes, memory_estimate,
-    to_signs,
+    LabelForm, LassoFit, Status, TracePoint, check_labels, fit, fit_checkpointed, fit_model, human_bytes,
+    memory_estimate, to_signs,
 };
 pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
 pub use params::{

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use rand::seq::SliceRandom;
-use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, Leading, NoCheckpoints, RunOptions, balanced_ranges};
 use strads_corpus::Corpus;
 
 use crate::LdaError;
@@ -167,6 +167,18 @@ pub fn fit<L: Launcher>(
     observer: &mut dyn FnMut(&TracePoint),
 ) -> Result<Option<LdaFit>, LdaError> {
     fit_checkpointed(corpus, test, params, launcher, observer, &mut NoCheckpoints)
+}
+
+/// [`fit`] on a launcher whose calling process leads (the embedded runtime): the model itself.
+pub fn fit_model<L: Leading>(
+    corpus: &(impl DocumentSource + ?Sized),
+    test: Option<&Corpus>,
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+) -> Result<LdaFit, LdaError> {
+    fit(corpus, test, params, launcher, observer)?
+        .ok_or_else(|| LdaError::Data("a run on a leading launcher ended without a model".into()))
 }
 
 /// [`fit`] with checkpoints: resumes from `checkpoints` if it holds a snapshot of the same run,

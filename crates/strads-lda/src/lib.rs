@@ -19,7 +19,7 @@ pub mod reference;
 pub mod sampler;
 
 pub use error::LdaError;
-pub use fit::{DocumentSource, LdaFit, fit, fit_checkpointed, memory_estimate, split_for_completion};
+pub use fit::{DocumentSource, LdaFit, fit, fit_checkpointed, fit_model, memory_estimate, split_for_completion};
 pub use infer::{TopicModel, infer};
 pub use params::{
     ALIAS_FROM_TOKENS_PER_TOPIC, CheckedParams, LdaParams, Mode, SamplerKind, Sync, choose_mh_steps, choose_sampler,

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use strads_core::{Checkpoints, Launcher, NoCheckpoints, RunOptions, balanced_ranges};
+use strads_core::{Checkpoints, Launcher, Leading, NoCheckpoints, RunOptions, balanced_ranges};
 
 use crate::MfError;
 use crate::params::{Algorithm, Bias, CheckedParams};
@@ -285,6 +285,18 @@ impl<R: AsRef<[Rating]> + Sync> RatingSource for InMemory<R> {
     fn validation_by_users(&self, users: Range<usize>) -> Vec<Rating> {
         self.validation.iter().filter(|r| users.contains(&(r.user as usize))).copied().collect()
     }
+}
+
+/// [`fit_source`] without checkpoints on a launcher whose calling process leads (the embedded
+/// runtime): the model itself.
+pub fn fit_model<L: Leading>(
+    source: &(impl RatingSource + ?Sized),
+    params: &CheckedParams,
+    launcher: &L,
+    observer: &mut dyn FnMut(&TracePoint),
+) -> Result<MfFit, MfError> {
+    fit_source(source, params, launcher, observer, &mut NoCheckpoints)?
+        .ok_or_else(|| MfError::Data("a run on a leading launcher ended without a model".into()))
 }
 
 /// [`fit_checkpointed`] on ratings from any [`RatingSource`] (on a cluster, each process's own).

@@ -19,7 +19,9 @@ pub mod ratings;
 pub mod reference;
 
 pub use error::MfError;
-pub use fit::{InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_source, memory_estimate};
+pub use fit::{
+    InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_model, fit_source, memory_estimate,
+};
 pub use model::Model;
 pub use params::{Algorithm, Bias, CheckedParams, Implicit, MfParams, default_cg_steps};
 pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};

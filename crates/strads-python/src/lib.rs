@@ -108,8 +108,7 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
         let launcher = Embedded::new(workers)?;
         let stop = || watch.stop();
         let launcher = strads_core::Interruptible::new(&launcher, &stop);
-        strads_lasso::fit(&data, &checked, &launcher, &mut |point| watch.report(point))?
-            .ok_or_else(|| LassoError::Data("the embedded run has no leader".into()))
+        strads_lasso::fit_model(&data, &checked, &launcher, &mut |point| watch.report(point))
     });
     let model = watch.finish(fitted.map_err(to_py))?;
     let out = PyDict::new(py);
@@ -331,8 +330,7 @@ fn fit_mf(
         let stop = || watch.stop();
         let launcher = strads_core::Interruptible::new(&launcher, &stop);
         let observer = &mut |point: &strads_mf::TracePoint| watch.report(point);
-        strads_mf::fit_source(&source, &checked, &launcher, observer, &mut strads_core::NoCheckpoints)?
-            .ok_or_else(|| strads_mf::MfError::Data("the embedded run has no leader".into()))
+        strads_mf::fit_model(&source, &checked, &launcher, observer)
     });
     let model = watch.finish(fitted.map_err(mf_error))?;
     let (n_users, n_items, k) = (shape.0, shape.1, model.rank);
@@ -448,8 +446,7 @@ fn fit_lda(
         let launcher = Embedded::new(workers)?;
         let stop = || watch.stop();
         let launcher = strads_core::Interruptible::new(&launcher, &stop);
-        strads_lda::fit(&corpus, None, &checked, &launcher, &mut |point| watch.report(point))?
-            .ok_or_else(|| strads_lda::LdaError::Data("the embedded run has no leader".into()))
+        strads_lda::fit_model(&corpus, None, &checked, &launcher, &mut |point| watch.report(point))
     });
     let model = watch.finish(fitted.map_err(lda_error))?;
     let k = model.topics;

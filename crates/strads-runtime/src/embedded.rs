@@ -84,6 +84,8 @@ struct Ring<B> {
     spin: u32,
 }
 
+impl strads_core::Leading for Embedded {}
+
 impl Launcher for Embedded {
     fn workers(&self) -> usize {
         self.workers
