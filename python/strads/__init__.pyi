@@ -5,6 +5,8 @@ from strads import linear_model as linear_model
 from strads.mf import MF as MF
 from strads.topic import LDAModel as LDAModel
 
-__all__ = ["__version__", "decomposition", "linear_model", "LDAModel", "MF"]
+from strads._strads import EngineError as EngineError
+
+__all__ = ["__version__", "EngineError", "decomposition", "linear_model", "LDAModel", "MF"]
 
 __version__: str

@@ -5,9 +5,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["__version__", "fit_linear_dense", "fit_linear_sparse", "fit_mf", "fit_lda", "infer_lda"]
+__all__ = ["__version__", "EngineError", "fit_linear_dense", "fit_linear_sparse", "fit_mf", "fit_lda", "infer_lda"]
 
 __version__: str
+
+class EngineError(RuntimeError): ...
 
 def fit_linear_dense(x: npt.NDArray[np.floating], y: npt.NDArray[np.float64], settings: dict[str, Any]) -> dict[str, Any]: ...
 def fit_linear_sparse(

@@ -191,3 +191,17 @@ def test_memory_layouts_give_the_same_model_to_the_last_bit():
         Lasso(alpha=1e-3, fit_intercept=False, tol=1e-12).fit(messy.toarray(), target).coef_,
         rtol=1e-9,
     )
+
+
+def test_engine_failures_raise_strads_engine_error_with_the_rust_message():
+    from strads import _strads
+
+    X, y = regression()
+    settings = dict(
+        loss="squared", alpha=0.1, l1_ratio=1.0, fit_intercept=False, positive=False, warm_coef=None,
+        warm_intercept=0.0, tol=1e-6, max_iter=None, n_workers=0, scheduler="block", seed=0, path=None,
+        path_top=None, callback=None,
+    )
+    with pytest.raises(strads.EngineError, match="at least 1"):
+        _strads.fit_linear_dense(X, y, settings)
+    assert issubclass(strads.EngineError, RuntimeError)

@@ -4,7 +4,7 @@
 //!
 //! Each function copies its arrays into a [`Dataset`], releases the interpreter while the workers
 //! run, and returns plain numbers and numpy arrays; errors of the parameters or the data become
-//! `ValueError`, an engine failure `RuntimeError`. A fit calls its settings' `callback` with each
+//! `ValueError`, an engine failure `strads.EngineError` (a `RuntimeError`). A fit calls its settings' `callback` with each
 //! progress point, and Ctrl-C (or a callback that raises) ends it with that exception.
 
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
@@ -21,11 +21,18 @@ use strads_runtime::Embedded;
 mod watch;
 use watch::Watch;
 
+pyo3::create_exception!(
+    _strads,
+    EngineError,
+    PyRuntimeError,
+    "A failure of strads' engine rather than of the data or the settings: a worker that could not start or stopped, a broken count invariant. The message is the Rust error's."
+);
+
 /// Maps the library's error to the Python exception a scikit-learn user expects.
 fn to_py(error: LassoError) -> PyErr {
     match error {
         LassoError::Params(_) | LassoError::Data(_) => PyValueError::new_err(error.to_string()),
-        LassoError::Engine(_) => PyRuntimeError::new_err(error.to_string()),
+        LassoError::Engine(_) => EngineError::new_err(error.to_string()),
     }
 }
 
@@ -234,7 +241,7 @@ struct MfSettings {
 fn mf_error(error: strads_mf::MfError) -> PyErr {
     match error {
         strads_mf::MfError::Params(_) | strads_mf::MfError::Data(_) => PyValueError::new_err(error.to_string()),
-        strads_mf::MfError::Engine(_) => PyRuntimeError::new_err(error.to_string()),
+        strads_mf::MfError::Engine(_) => EngineError::new_err(error.to_string()),
     }
 }
 
@@ -386,7 +393,12 @@ struct LdaSettings {
 }
 
 fn lda_error(error: strads_lda::LdaError) -> PyErr {
-    PyValueError::new_err(error.to_string())
+    match error {
+        strads_lda::LdaError::Engine(_) | strads_lda::LdaError::Invariant { .. } => {
+            EngineError::new_err(error.to_string())
+        }
+        _ => PyValueError::new_err(error.to_string()),
+    }
 }
 
 /// The corpus of documents `tokens[offsets[d]..offsets[d + 1]]` over `vocabulary`.
@@ -511,6 +523,7 @@ fn infer_lda(
 #[pymodule]
 fn _strads(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add_function(wrap_pyfunction!(fit_linear_dense, m)?)?;
     m.add_function(wrap_pyfunction!(fit_linear_sparse, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mf, m)?)?;
