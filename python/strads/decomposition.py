@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from strads import _strads
 from strads._progress import progress
-from strads.topic import documents_from_counts
+from strads.topic import default_workers, documents_from_counts
 
 __all__ = ["LatentDirichletAllocation"]
 
@@ -42,8 +42,10 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         Gibbs iterations per document in ``transform``.
     random_state : int or None
         The seed (None is 0).
-    n_workers : int, default=1
-        Worker threads.
+    n_workers : int or None, default=None
+        Worker threads; None takes every core (at most one per document) from 50,000 tokens and
+        one below, as ``LDAModel.train``. The topics depend on the number of workers: give it for
+        the same model on another machine.
     verbose : int, default=0
         Print a line at each evaluation.
     callback : callable or None, default=None
@@ -70,7 +72,7 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         max_iter=100,
         transform_iter=50,
         random_state=None,
-        n_workers=1,
+        n_workers=None,
         verbose=0,
         callback=None,
     ):
@@ -94,7 +96,8 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
     def fit(self, X, y=None):
         """Learns the topics of the count matrix X (documents x words)."""
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
-        for name, value in [("n_components", self.n_components), ("max_iter", self.max_iter), ("n_workers", self.n_workers)]:
+        workers = [] if self.n_workers is None else [("n_workers", self.n_workers)]
+        for name, value in [("n_components", self.n_components), ("max_iter", self.max_iter)] + workers:
             if not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         documents = documents_from_counts(X)
@@ -111,7 +114,7 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
             sampler=None,
             optimize_alpha=None if self.doc_topic_prior is None else 0,
             eval_every=max(1, min(10, int(self.max_iter))),
-            n_workers=int(self.n_workers),
+            n_workers=default_workers(len(tokens), len(kept)) if self.n_workers is None else int(self.n_workers),
             seed=self._seed(),
             callback=progress(self.callback, self.verbose, "LatentDirichletAllocation"),
         )

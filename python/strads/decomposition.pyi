@@ -26,7 +26,7 @@ class LatentDirichletAllocation(ClassNamePrefixFeaturesOutMixin, TransformerMixi
         max_iter: int = ...,
         transform_iter: int = ...,
         random_state: Optional[int] = ...,
-        n_workers: int = ...,
+        n_workers: Optional[int] = ...,
         verbose: int = ...,
         callback: _Callback = ...,
     ) -> None: ...

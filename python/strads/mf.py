@@ -10,6 +10,7 @@ library fits it.
 """
 
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,8 +68,10 @@ class MF:
         As ``strads mf``'s flags (None: its defaults).
     random_state : int or None
         The seed (None is 0): a seed and ``n_workers`` give the same factors.
-    n_workers : int, default=1
-        Worker threads.
+    n_workers : int or None, default=None
+        Worker threads; None takes every core (two workers were faster than one on every
+        factorization measured, from 2,000 ratings up). The factors depend on the number of
+        workers: give it for the same model on another machine.
     verbose : int, default=0
         Print a line at each evaluation.
     callback : callable or None, default=None
@@ -103,7 +106,7 @@ class MF:
         init_scale=None,
         cg_steps=None,
         random_state=None,
-        n_workers=1,
+        n_workers=None,
         verbose=0,
         callback=None,
     ):
@@ -162,8 +165,9 @@ class MF:
             raise ValueError(f"the pair (user {first // shape[1]}, item {first % shape[1]}) is given {counts[counts > 1][0]} times")
         if not isinstance(self.rank, numbers.Integral) or self.rank < 1:
             raise ValueError(f"rank must be an integer >= 1, got {self.rank!r}")
-        if not isinstance(self.n_workers, numbers.Integral) or self.n_workers < 1:
-            raise ValueError(f"n_workers must be an integer >= 1, got {self.n_workers!r}")
+        if self.n_workers is not None and (not isinstance(self.n_workers, numbers.Integral) or self.n_workers < 1):
+            raise ValueError(f"n_workers must be None or an integer >= 1, got {self.n_workers!r}")
+        n_workers = max(1, os.cpu_count() or 1) if self.n_workers is None else int(self.n_workers)
         if self.implicit and not (isinstance(self.alpha, numbers.Real) and self.alpha >= 0):
             raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}")
         settings = dict(
@@ -179,7 +183,7 @@ class MF:
             patience=self.patience,
             tol=self.tol,
             cg_steps=self.cg_steps,
-            n_workers=int(self.n_workers),
+            n_workers=n_workers,
             seed=0 if self.random_state is None else int(self.random_state),
             callback=progress(self.callback, self.verbose, "MF"),
         )

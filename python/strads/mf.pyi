@@ -33,7 +33,7 @@ class MF:
         init_scale: Optional[float] = ...,
         cg_steps: Optional[int] = ...,
         random_state: Optional[int] = ...,
-        n_workers: int = ...,
+        n_workers: Optional[int] = ...,
         verbose: int = ...,
         callback: _Callback = ...,
     ) -> None: ...

@@ -205,3 +205,25 @@ def test_engine_failures_raise_strads_engine_error_with_the_rust_message():
     with pytest.raises(strads.EngineError, match="at least 1"):
         _strads.fit_linear_dense(X, y, settings)
     assert issubclass(strads.EngineError, RuntimeError)
+
+
+def test_default_workers_are_every_core_except_for_tiny_corpora():
+    import os
+
+    from strads.topic import default_workers
+
+    cores = os.cpu_count() or 1
+    assert default_workers(49_999, 1000) == 1
+    assert default_workers(50_000, 1000) == min(cores, 1000)
+    assert default_workers(10**6, 1) == 1
+    small, _ = planted(documents=50)
+    assert fitted(small).train(10).ll_per_word == fitted(small).train(10, workers=1).ll_per_word
+    large, _ = planted(documents=1300)  # 52,000 tokens
+    assert fitted(large).train(2).ll_per_word == fitted(large).train(2, workers=min(cores, 1300)).ll_per_word
+
+    rng = np.random.default_rng(4)
+    keys = np.unique(rng.integers(0, 40 * 30, 500))
+    data = dict(users=keys // 30, items=keys % 30, ratings=rng.random(keys.size))
+    np.testing.assert_array_equal(
+        strads.MF(rank=3).fit(**data).user_factors, strads.MF(rank=3, n_workers=cores).fit(**data).user_factors
+    )
