@@ -2,6 +2,7 @@
 //! (Ctrl-C, a callback that raises) that end it early with that exception.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -17,22 +18,33 @@ pub(crate) struct Watch {
     callback: Option<Py<PyAny>>,
     /// The first exception raised while the fit ran: it ends the fit and is raised in its place.
     failure: Mutex<Option<PyErr>>,
-    last_check: Mutex<Instant>,
+    /// Whether `failure` holds one (read before every round, so without the lock).
+    failed: AtomicBool,
+    started: Instant,
+    /// Nanoseconds from `started` to the last question to the interpreter.
+    last_check: AtomicU64,
 }
 
 impl Watch {
     /// A watch that calls `callback(point)` with a dict of each progress point, if given.
     pub(crate) fn new(callback: Option<Py<PyAny>>) -> Self {
-        Watch { callback, failure: Mutex::new(None), last_check: Mutex::new(Instant::now()) }
+        Watch {
+            callback,
+            failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
+            started: Instant::now(),
+            last_check: AtomicU64::new(0),
+        }
     }
 
     fn fail(&self, error: PyErr) {
         let mut failure = self.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         failure.get_or_insert(error);
+        self.failed.store(true, Ordering::Release);
     }
 
     fn failed(&self) -> bool {
-        self.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_some()
+        self.failed.load(Ordering::Acquire)
     }
 
     /// Whether the fit must end: an exception is pending, or a signal handler (Ctrl-C's
@@ -41,13 +53,12 @@ impl Watch {
         if self.failed() {
             return true;
         }
-        {
-            let mut last = self.last_check.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if last.elapsed() < SIGNAL_EVERY {
-                return false;
-            }
-            *last = Instant::now();
+        // Only the thread that called the fit asks, so a plain load and store suffice.
+        let now = self.started.elapsed().as_nanos() as u64;
+        if now.saturating_sub(self.last_check.load(Ordering::Relaxed)) < SIGNAL_EVERY.as_nanos() as u64 {
+            return false;
         }
+        self.last_check.store(now, Ordering::Relaxed);
         match Python::attach(|py| py.check_signals()) {
             Ok(()) => false,
             Err(error) => {
