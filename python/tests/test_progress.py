@@ -1,6 +1,8 @@
 """Progress callbacks, and fits ended early by Ctrl-C or by a callback that raises."""
 
+import signal
 import threading
+import time
 import _thread
 
 import numpy as np
@@ -79,40 +81,60 @@ def give_up_mf(point):
     raise Enough(f"at iteration {point['iteration']}")
 
 
-def interrupt_after(seconds):
-    """Ctrl-C in this process after `seconds`, as the terminal would send it."""
-    timer = threading.Timer(seconds, _thread.interrupt_main)
-    timer.start()
-    return timer
+class Overran(Exception):
+    pass
 
 
-def test_ctrl_c_interrupts_a_long_topic_model_training():
+@pytest.fixture
+def ctrl_c():
+    """`ctrl_c(seconds)` sends Ctrl-C to this process after `seconds`, as a terminal would; returns
+    a callback recording each progress point's iteration that raises `Overran` once a fit has
+    outlived the interruption by 30 s, so a fit Ctrl-C does not end fails instead of running on.
+
+    Python's own SIGINT handler is installed for the test: a process started in the background
+    inherits SIGINT ignored, and then Python never raises KeyboardInterrupt."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timers = []
+
+    def arm(seconds):
+        timer = threading.Timer(seconds, _thread.interrupt_main)
+        timer.start()
+        timers.append(timer)
+        deadline = time.monotonic() + seconds + 30.0
+        seen = []
+
+        def record(point):
+            seen.append(point["iteration"])
+            if time.monotonic() > deadline:
+                raise Overran(f"still running at iteration {point['iteration']}, 30 s after Ctrl-C")
+
+        return seen, record
+
+    yield arm
+    for timer in timers:
+        timer.cancel()
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_interrupts_a_long_topic_model_training(ctrl_c):
     docs, _ = planted(documents=100)
     model = fitted(docs)
-    seen = []
     total = 1_000_000  # about a minute per 300k iterations here: far longer than the interruption
-    timer = interrupt_after(0.3)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            model.train(total, workers=2, callback=lambda p: seen.append(p["iteration"]))
-    finally:
-        timer.cancel()
+    seen, record = ctrl_c(0.3)
+    with pytest.raises(KeyboardInterrupt):
+        model.train(total, workers=2, callback=record)
     assert seen and seen[-1] < total
     assert model.global_step == 0
 
 
-def test_ctrl_c_interrupts_a_long_factorization_and_decomposition():
+def test_ctrl_c_interrupts_a_long_factorization_and_decomposition(ctrl_c):
     rng = np.random.default_rng(2)
     keys = np.unique(rng.integers(0, 400 * 300, 20_000))
-    seen = []
-    timer = interrupt_after(0.3)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            strads.MF(rank=20, iterations=1_000_000, validation=0.0, tol=0.0, callback=lambda p: seen.append(p["iteration"])).fit(
-                users=keys // 300, items=keys % 300, ratings=rng.random(keys.size)
-            )
-    finally:
-        timer.cancel()
+    seen, record = ctrl_c(0.3)
+    with pytest.raises(KeyboardInterrupt):
+        strads.MF(rank=20, iterations=1_000_000, validation=0.0, tol=0.0, callback=record).fit(
+            users=keys // 300, items=keys % 300, ratings=rng.random(keys.size)
+        )
     assert seen and seen[-1] < 1_000_000
 
     docs, _ = planted(documents=100)
@@ -121,13 +143,9 @@ def test_ctrl_c_interrupts_a_long_factorization_and_decomposition():
         for word in doc:
             t, w = word[1:].split("w")
             counts[d, int(t) * 25 + int(w)] += 1
-    seen = []
-    timer = interrupt_after(0.3)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            LatentDirichletAllocation(4, max_iter=1_000_000, callback=lambda p: seen.append(p["iteration"])).fit(counts)
-    finally:
-        timer.cancel()
+    seen, record = ctrl_c(0.3)
+    with pytest.raises(KeyboardInterrupt):
+        LatentDirichletAllocation(4, max_iter=1_000_000, callback=record).fit(counts)
     assert seen and seen[-1] < 1_000_000
 
 
