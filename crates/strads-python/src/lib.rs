@@ -15,11 +15,10 @@ use std::sync::Arc;
 use strads_corpus::Corpus;
 
 use strads_data::{Columns, Dataset, DenseColumns, Features, SparseColumns, SparseRows};
-use strads_lasso::{Lambda, LassoError, LassoFit, LassoParams, Loss, SchedulerKind, Status};
-use strads_runtime::Embedded;
+use strads_lasso::{Lambda, LassoError, LassoParams, Loss, SchedulerKind, Status};
 
 mod watch;
-use watch::Watch;
+use watch::watched;
 
 pyo3::create_exception!(
     _strads,
@@ -110,14 +109,13 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     params.path_top = settings.path_top;
     let checked = params.check().map_err(to_py)?;
     let (workers, features) = (settings.n_workers, data.x.cols());
-    let watch = Watch::new(settings.callback);
-    let fitted: Result<LassoFit, LassoError> = py.detach(|| {
-        let launcher = Embedded::new(workers)?;
-        let stop = || watch.stop();
-        let launcher = strads_core::Interruptible::new(&launcher, &stop);
-        strads_lasso::fit_model(&data, &checked, &launcher, &mut |point| watch.report(point))
-    });
-    let model = watch.finish(fitted.map_err(to_py))?;
+    let model = watched(
+        py,
+        settings.callback,
+        workers,
+        |launcher, watch| strads_lasso::fit_model(&data, &checked, launcher, &mut |p| watch.report(p)),
+        to_py,
+    )?;
     let out = PyDict::new(py);
     out.set_item("coef", model.beta.clone().into_pyarray(py))?;
     out.set_item("intercept", model.intercept)?;
@@ -331,15 +329,15 @@ fn fit_mf(
         .and_then(|source| source.with_validation(held))
         .map_err(mf_error)?;
     let (workers, algorithm, bias) = (settings.n_workers, checked.algorithm.name(), checked.bias.name());
-    let watch = Watch::new(settings.callback);
-    let fitted = py.detach(|| {
-        let launcher = Embedded::new(workers)?;
-        let stop = || watch.stop();
-        let launcher = strads_core::Interruptible::new(&launcher, &stop);
-        let observer = &mut |point: &strads_mf::TracePoint| watch.report(point);
-        strads_mf::fit_model(&source, &checked, &launcher, observer)
-    });
-    let model = watch.finish(fitted.map_err(mf_error))?;
+    let model = watched(
+        py,
+        settings.callback,
+        workers,
+        |launcher, watch| {
+            strads_mf::fit_model(&source, &checked, launcher, &mut |p: &strads_mf::TracePoint| watch.report(p))
+        },
+        mf_error,
+    )?;
     let (n_users, n_items, k) = (shape.0, shape.1, model.rank);
     // The first K entries of each stored row (biases follow them).
     let rows = |stored: &[f64], n: usize| -> PyResult<numpy::ndarray::Array2<f64>> {
@@ -453,14 +451,13 @@ fn fit_lda(
     }
     let checked = params.check(settings.n_workers).map_err(lda_error)?;
     let workers = settings.n_workers;
-    let watch = Watch::new(settings.callback);
-    let fitted = py.detach(|| {
-        let launcher = Embedded::new(workers)?;
-        let stop = || watch.stop();
-        let launcher = strads_core::Interruptible::new(&launcher, &stop);
-        strads_lda::fit_model(&corpus, None, &checked, &launcher, &mut |point| watch.report(point))
-    });
-    let model = watch.finish(fitted.map_err(lda_error))?;
+    let model = watched(
+        py,
+        settings.callback,
+        workers,
+        |launcher, watch| strads_lda::fit_model(&corpus, None, &checked, launcher, &mut |p| watch.report(p)),
+        lda_error,
+    )?;
     let k = model.topics;
     let words = model.counts.word_topic.len() / k.max(1);
     let word_topic = numpy::ndarray::Array2::from_shape_vec((words, k), model.counts.word_topic.clone())

@@ -8,6 +8,28 @@ use std::time::{Duration, Instant};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::Serialize;
+use strads_core::{EngineError, Interruptible};
+use strads_runtime::Embedded;
+
+/// Runs `fit` on `workers` embedded workers with the interpreter released: the launcher it gets
+/// stops at Ctrl-C or at an exception of `callback`, which `fit` passes each progress point to by
+/// [`Watch::report`]. Returns the model, or the exception that ended the fit, or `fit`'s error
+/// through `to_py`.
+pub(crate) fn watched<T: Send, E: From<EngineError> + Send>(
+    py: Python<'_>,
+    callback: Option<Py<PyAny>>,
+    workers: usize,
+    fit: impl FnOnce(&Interruptible<'_, Embedded>, &Watch) -> Result<T, E> + Send,
+    to_py: impl FnOnce(E) -> PyErr,
+) -> PyResult<T> {
+    let watch = Watch::new(callback);
+    let fitted = py.detach(|| {
+        let launcher = Embedded::new(workers)?;
+        let stop = || watch.stop();
+        fit(&Interruptible::new(&launcher, &stop), &watch)
+    });
+    watch.finish(fitted.map_err(to_py))
+}
 
 /// How often a running fit asks the interpreter whether Ctrl-C was pressed.
 const SIGNAL_EVERY: Duration = Duration::from_millis(20);

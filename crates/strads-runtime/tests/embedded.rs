@@ -58,9 +58,13 @@ fn data() -> Vec<f64> {
 }
 
 fn run_dot(workers: usize, depth: usize) -> Vec<f64> {
-    let all = data();
-    let runtime = Embedded::new(workers).unwrap();
-    let (steps, _) = runtime
+    dot_on(&Embedded::new(workers).unwrap(), depth)
+}
+
+/// The dot-product program on `launcher`, pipelined `depth` rounds deep.
+fn dot_on(launcher: &impl Launcher, depth: usize) -> Vec<f64> {
+    let (all, workers) = (data(), launcher.workers());
+    let (steps, _) = launcher
         .run(
             RunOptions { pipeline_depth: depth },
             |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
@@ -105,30 +109,18 @@ fn every_worker_count_matches_the_sequential_loop() {
 /// Blocks of counters rotate; each worker adds its id + 1 to the counter of the block it holds.
 #[test]
 fn an_interrupted_run_ends_after_the_rounds_so_far_with_their_results() {
-    let all = data();
     for (workers, depth) in [(1, 0), (2, 0), (3, 2)] {
         let runtime = Embedded::new(workers).unwrap();
         let asked = std::sync::atomic::AtomicU64::new(0);
         // Says stop at the sixth time it is asked.
         let stop = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 5;
-        let run = |launcher: &Interruptible<'_, Embedded>| {
-            let (steps, _) = launcher
-                .run(
-                    RunOptions { pipeline_depth: depth },
-                    |p| Ok(Shard { values: all[strads_core::shard_range(all.len(), workers, p)].to_vec(), scale: 1.0 }),
-                    || (Steps { rounds: 12, history: vec![] }, Mean),
-                )
-                .unwrap()
-                .unwrap();
-            steps.history
-        };
         let interruptible = Interruptible::new(&runtime, &stop);
-        assert_eq!(run(&interruptible), run_dot(workers, depth)[..5], "P={workers} s={depth}");
+        assert_eq!(dot_on(&interruptible, depth), run_dot(workers, depth)[..5], "P={workers} s={depth}");
         assert!(interruptible.interrupted());
 
         let never = || false;
         let uninterrupted = Interruptible::new(&runtime, &never);
-        assert_eq!(run(&uninterrupted), run_dot(workers, depth));
+        assert_eq!(dot_on(&uninterrupted, depth), run_dot(workers, depth));
         assert!(!uninterrupted.interrupted());
     }
 }
