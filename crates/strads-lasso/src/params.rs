@@ -36,7 +36,7 @@ use strads_engine::CandidateOrder;
 use crate::LassoError;
 
 /// The L1 weight, given directly or relative to the smallest weight at which every coefficient is zero.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Lambda {
     /// `lambda` itself.
     Value(f64),
@@ -65,7 +65,7 @@ impl Loss {
 }
 
 /// The coordinate step of the logistic loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum LogisticUpdate {
     /// A Newton step with the exact curvature, kept short enough to lower the objective.
     Newton,
@@ -114,7 +114,7 @@ impl SchedulerKind {
 }
 
 /// How a coordinate's priority follows its last change `delta`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum PriorityRule {
     /// `|delta| + b`, `b = base_fraction x` the mean magnitude of the nonzero coefficients (the release).
     Absolute {
@@ -147,7 +147,7 @@ impl PriorityRule {
 }
 
 /// When to compute the duality gap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum GapEvery {
     /// After coordinate work (nonzeros visited) of twice what a check visits (checks take a third of the time).
     Auto,
@@ -156,7 +156,7 @@ pub enum GapEvery {
 }
 
 /// A model to start a fit from: scikit-learn's `warm_start`, the previous fit's solution.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WarmStart {
     /// One coefficient per feature.
     pub coefficients: Vec<f64>,
@@ -165,7 +165,7 @@ pub struct WarmStart {
 }
 
 /// Settings of a Lasso fit, as given.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LassoParams {
     /// The penalty weight.
     pub lambda: Lambda,

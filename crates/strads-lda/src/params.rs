@@ -108,7 +108,7 @@ pub enum Sync {
 }
 
 /// LDA settings as the user gives them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LdaParams {
     /// Number of topics `K`.
     pub topics: usize,
@@ -168,7 +168,7 @@ impl Default for LdaParams {
 }
 
 /// Parameters checked against their ranges and the number of workers, defaults resolved.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CheckedParams {
     /// `K`.
     pub topics: usize,

@@ -81,7 +81,7 @@ pub fn default_cg_steps(k: usize, pairs: f64, implicit: bool) -> usize {
 }
 
 /// Settings as given.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MfParams {
     /// The update rule.
     pub algorithm: Algorithm,
@@ -167,7 +167,7 @@ impl MfParams {
 }
 
 /// Settings checked once, for a number of workers.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CheckedParams {
     /// The update rule.
     pub algorithm: Algorithm,

@@ -8,13 +8,16 @@
 
 #![warn(clippy::unwrap_used)]
 
+pub mod checkpoint;
 mod embedded;
+pub mod job;
 #[cfg(feature = "mpi")]
 mod mpi;
 #[cfg(feature = "mpi")]
 mod pool;
 
 pub use embedded::Embedded;
+pub use job::{Runtime, RuntimeError, Scale};
 #[cfg(feature = "mpi")]
 pub use mpi::{Mpi, Ranks};
 

@@ -49,6 +49,15 @@ impl From<strads_data::DataError> for Failure {
     }
 }
 
+impl From<strads_runtime::RuntimeError> for Failure {
+    fn from(error: strads_runtime::RuntimeError) -> Self {
+        match error {
+            strads_runtime::RuntimeError::Engine(engine) => Failure::Run(engine.into()),
+            _ => Failure::Input(error.into()),
+        }
+    }
+}
+
 impl From<strads_lasso::LassoError> for Failure {
     fn from(error: strads_lasso::LassoError) -> Self {
         match error {

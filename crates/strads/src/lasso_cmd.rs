@@ -18,7 +18,7 @@ use strads_lasso::{
     SchedulerKind, TracePoint, check_labels,
 };
 
-use crate::checkpoint::{self, FileCheckpoints};
+use crate::checkpoint;
 use crate::cli::{
     CandidateOrderArg, DataArgs, FormatArg, HeaderArg, IndexBaseArg, LassoArgs, LogregArgs, PredictArgs, PriorityArg,
     SchedulerArg, Switch, UpdateArg,
@@ -698,7 +698,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
-    let mut checkpoints = FileCheckpoints::open(&args.checkpoints, label, || {
+    let mut checkpoints = checkpoint::open(&args.checkpoints, label, || {
         let extra = [
             ("data", path.display().to_string()),
             ("data_contents", checkpoint::file_identity(path)),
@@ -706,7 +706,7 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
             ("features", data.features().to_string()),
             ("workers", settings.workers.to_string()),
         ];
-        checkpoint::settings(settings.params.raw(), &["max_seconds", "max_memory"], &extra)
+        checkpoint::fingerprint(settings.params.raw(), &["max_seconds", "max_memory"], &extra)
     })?;
     let fit = train_here(&*data, &settings, label, args.quiet, &mut checkpoints)?;
     let scale = runtime::scale();

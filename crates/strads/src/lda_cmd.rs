@@ -9,7 +9,7 @@ use strads_corpus::{Corpus, Source, TokenizerOptions};
 use strads_data::{write_atomic, write_string_atomic};
 use strads_lda::{DocumentSource, LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
 
-use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
+use crate::checkpoint::{self, CheckpointArgs};
 use crate::cli::{
     CorpusArgs, CorpusFormatArg, GenLdaArgs, LdaInferArgs, LdaPrepareArgs, LdaTrainArgs, ModeArg, SamplerArg, SyncArg,
 };
@@ -259,7 +259,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             ],
         );
     };
-    let mut checkpoints = FileCheckpoints::open(checkpoint_args, "lda", || {
+    let mut checkpoints = checkpoint::open(checkpoint_args, "lda", || {
         let mut extra = vec![
             ("data", corpus_args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&corpus_args.data)),
@@ -272,7 +272,7 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
             extra.push(("test_contents", checkpoint::file_identity(path)));
             extra.push(("test_tokens", test.token_count().to_string()));
         }
-        checkpoint::settings(&checked, &[], &extra)
+        checkpoint::fingerprint(&checked, &[], &extra)
     })?;
     let outcome =
         strads_lda::fit_checkpointed(documents, test.as_ref(), &checked, &launcher, &mut observe, &mut checkpoints);

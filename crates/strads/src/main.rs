@@ -43,8 +43,10 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut command = cli.command;
-    let outcome =
-        runtime::start(cli.threads).and_then(|()| runtime::resolve(&mut command)).and_then(|()| dispatch(command));
+    let outcome = runtime::start(cli.threads)
+        .map_err(failure::Failure::from)
+        .and_then(|()| runtime::resolve(&mut command))
+        .and_then(|()| dispatch(command));
     match outcome {
         Ok(()) => {
             runtime::finish();

@@ -10,7 +10,7 @@ use strads_data::{DataError, write_atomic, write_string_atomic};
 use strads_mf::ratings::{Duplicates, Ids, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
 use strads_mf::{Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource, TracePoint};
 
-use crate::checkpoint::{self, CheckpointArgs, FileCheckpoints};
+use crate::checkpoint::{self, CheckpointArgs};
 use crate::cli::{
     AlgorithmArg, BiasArg, DuplicatesArg, GenMfArgs, MfPredictArgs, MfRecommendArgs, MfTrainArgs, RatingsFormatArg,
     ShapeArg,
@@ -235,7 +235,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
             &[("objective", p.objective), ("train_rmse", p.train_rmse), ("test_rmse", p.test_rmse.unwrap_or(f64::NAN))],
         );
     };
-    let mut checkpoints = FileCheckpoints::open(checkpoint_args, "mf", || {
+    let mut checkpoints = checkpoint::open(checkpoint_args, "mf", || {
         let mut extra = vec![
             ("data", args.data.display().to_string()),
             ("data_contents", checkpoint::file_identity(&args.data)),
@@ -248,16 +248,17 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
             extra.push(("test", path.display().to_string()));
             extra.push(("test_contents", checkpoint::file_identity(path)));
         }
-        checkpoint::settings(&checked, &[], &extra)
+        checkpoint::fingerprint(&checked, &[], &extra)
     })?;
     let outcome = strads_mf::fit_source(&*ratings, &checked, &launcher, &mut observe, &mut checkpoints);
     progress.finish();
     let scale = runtime::scale();
-    let pairs = runtime::gather_on_leader(ratings.pairs())?;
+    let pairs = runtime::gather_on_leader(ratings.pairs()).map_err(Failure::engine)?;
     // Implicit feedback is scored on rank 0 over every rank's test pairs.
     let ranked = checked.implicit.is_some() && totals.test_ratings > 0;
     let local_test = if ranked { ratings.test_by_users(0..totals.users) } else { Vec::new() };
-    let test_pairs = runtime::gather_on_leader(local_test.iter().map(|r| (r.user, r.item)).collect())?;
+    let test_pairs =
+        runtime::gather_on_leader(local_test.iter().map(|r| (r.user, r.item)).collect()).map_err(Failure::engine)?;
     let Some(fit) = outcome? else { return Ok(()) };
     let last = *fit.returned_point().ok_or_else(|| Failure::Run(anyhow::anyhow!("the run made no evaluation")))?;
     let model = Model::from_fit(&fit, &ids, checked.bias);

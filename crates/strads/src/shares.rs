@@ -148,13 +148,6 @@ fn transport(error: strads_core::EngineError) -> Failure {
     Failure::Run(error.into())
 }
 
-/// Every rank's `values` one after another, on rank 0; nothing elsewhere.
-pub fn gather_on_leader<T: Serialize + DeserializeOwned>(mpi: &Mpi, values: Vec<T>) -> Result<Vec<T>, Failure> {
-    let mut parts: Vec<Vec<T>> = (0..mpi.ranks()).map(|_| Vec::new()).collect();
-    parts[0] = values;
-    Ok(mpi.exchange(parts).map_err(transport)?.into_iter().flatten().collect())
-}
-
 /// This rank's share of the file at `path`, and the number of lines before it.
 fn read_share(mpi: &Mpi, path: &Path) -> Result<(LineShare, usize), Failure> {
     let share = read_line_share(path, mpi.rank(), mpi.ranks())?;
@@ -354,7 +347,7 @@ pub fn load_prepared(mpi: &Mpi, dir: &Path, workers: usize) -> Result<(RankCorpu
         own.extend(part.tokens);
     }
     // The input position of every document, for the outputs: gathered on rank 0 only.
-    let ids = gather_on_leader(mpi, positions)?.into_iter().map(|line| index.ids[line]).collect();
+    let ids = mpi.gather_on_leader(positions).map_err(transport)?.into_iter().map(|line| index.ids[line]).collect();
     let skipped = mpi.all_sum_one(skipped_here as u64) as usize;
     let mut meta_offsets = Vec::with_capacity(documents + 1);
     meta_offsets.push(0);
