@@ -9,6 +9,28 @@ pub enum LassoError {
     /// The data cannot be fitted (no rows, labels of the wrong length).
     #[error("invalid data: {0}")]
     Data(String),
+    /// A model file that cannot be read, or is not a model.
+    #[error("{}: {problem}", path.display())]
+    Model {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A file that cannot be written.
+    #[error(transparent)]
+    Io(strads_data::DataError),
+    /// Cross-validation asked for more folds than there are samples.
+    #[error("{folds} cross-validation folds: more folds than the {samples} samples")]
+    Folds {
+        /// Folds asked for.
+        folds: usize,
+        /// Samples of the data.
+        samples: usize,
+    },
+    /// Cross-validation of a fit that made no path.
+    #[error("cross-validation needs a path of lambdas, and the fit made none")]
+    NoPath,
     /// The engine stopped the run.
     #[error(transparent)]
     Engine(#[from] strads_core::EngineError),

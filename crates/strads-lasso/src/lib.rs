@@ -19,20 +19,24 @@
 
 mod anderson;
 mod block;
+mod cv;
 mod error;
 mod fit;
 mod generate;
+mod model;
 mod params;
 pub mod program;
 pub mod reference;
 mod scheduler;
 
+pub use cv::{CrossValidation, cross_validate, mean_std};
 pub use error::LassoError;
 pub use fit::{
     LabelForm, LassoFit, Status, TracePoint, check_labels, fit, fit_checkpointed, fit_model, human_bytes,
     memory_estimate, to_signs,
 };
 pub use generate::{Generated, GeneratorSpec, generate, generate_classes};
+pub use model::{LinearModel, Scores, dense, score};
 pub use params::{
     CheckedParams, GapEvery, Lambda, LassoParams, LogisticUpdate, Loss, PriorityRule, SchedulerKind, WarmStart,
 };

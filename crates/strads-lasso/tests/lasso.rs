@@ -493,3 +493,47 @@ fn a_regularization_path_matches_independent_fits_with_fewer_updates() {
         }
     }
 }
+
+/// Cross-validation holds every row out exactly once, fits every fold on the path's grid, and
+/// moves the fit to the lambda of the least mean held-out error, which on a sparse truth with
+/// noise lies inside the path, not at its ends.
+#[test]
+fn cross_validation_scores_each_fold_and_picks_the_least_mean_held_out_error() {
+    let data = problem(0.3, 11);
+    let mut p = params(SchedulerKind::Block, 0.0, true);
+    p.lambda = Lambda::Ratio(1e-3);
+    p.path = Some(20);
+    p.tol = 1e-9;
+    let checked = p.check().unwrap();
+    let launcher = Embedded::new(2).unwrap();
+    let mut full = fit(&data, &checked, &launcher, &mut |_| {}).unwrap().unwrap();
+    let path = full.path.clone();
+    let mut held_out_rows = 0;
+    let mut fold_fits = Vec::new();
+    let validation = strads_lasso::cross_validate(&data, &checked, &mut full, 5, 7, |fold, rows, params| {
+        held_out_rows += data.y.len() - rows.y.len();
+        let fitted = fit(rows, params, &launcher, &mut |_| {})?.expect("embedded leads");
+        fold_fits.push((fold, fitted.clone()));
+        Ok::<_, strads_lasso::LassoError>(fitted)
+    })
+    .unwrap();
+    assert_eq!(held_out_rows, data.y.len(), "every row is held out once");
+    assert_eq!(fold_fits.iter().map(|(k, _)| *k).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    for (_, fold_fit) in &fold_fits {
+        let lambdas: Vec<f64> = fold_fit.path.iter().map(|q| q.lambda).collect();
+        assert_eq!(lambdas, path.iter().map(|q| q.lambda).collect::<Vec<_>>(), "each fold fits the same grid");
+    }
+    assert_eq!(validation.rows.len(), path.len());
+    let means = validation.means();
+    let best = validation.best;
+    assert!(means.iter().all(|&m| m >= means[best]));
+    assert!(best > 0 && best + 1 < path.len(), "chose lambda {best} of {}: {means:?}", path.len());
+    assert_eq!(full.lambda, path[best].lambda);
+    assert_eq!(full.beta, strads_lasso::dense(&path[best].coefficients, full.beta.len()));
+    assert_eq!(full.intercept, path[best].intercept);
+
+    let too_many = strads_lasso::cross_validate(&data, &checked, &mut full, data.y.len() + 1, 7, |_, _, _| {
+        Err::<LassoFit, _>(strads_lasso::LassoError::NoPath)
+    });
+    assert!(matches!(too_many, Err(strads_lasso::LassoError::Folds { .. })));
+}

@@ -5,17 +5,14 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::seq::SliceRandom;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use strads_core::{Checkpoints, NoCheckpoints};
 use strads_data::RowSource;
 use strads_data::{Dataset, Format, Header, IndexBase, LabelColumn, LoadOptions, write_atomic, write_string_atomic};
 use strads_engine::CandidateOrder;
 use strads_lasso::{
-    CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LogisticUpdate, Loss, PriorityRule,
-    SchedulerKind, TracePoint, check_labels,
+    CheckedParams, GapEvery, LabelForm, Lambda, LassoFit, LassoParams, LinearModel, LogisticUpdate, Loss, PriorityRule,
+    SchedulerKind, TracePoint, check_labels, dense, mean_std, score,
 };
 
 use crate::checkpoint;
@@ -319,68 +316,9 @@ pub struct Metrics {
     pub test_rmse: Option<f64>,
 }
 
-/// The held-out numbers of a model on one data set: mean loss (log loss or squared error) and, for
-/// the logistic loss, accuracy.
-#[derive(Clone, Copy, Debug)]
-struct Scores {
-    loss: f64,
-    accuracy: Option<f64>,
-}
-
 /// Labels as the logistic loss wants them (-1 and 1), from -1/1 or 0/1; `file` names the data in errors.
 fn signs(y: &[f64], file: &Path) -> Result<Vec<f64>, Failure> {
     strads_lasso::to_signs(y).map_err(|e| Failure::input(format!("{}: {e}", file.display())))
-}
-
-/// Scores a model (`beta`, `beta0`) on `data` (labels -1/1 for the logistic loss).
-fn score(loss: Loss, beta: &[f64], beta0: f64, data: &Dataset) -> Scores {
-    let fitted = data.x.mul(beta);
-    let n = data.y.len().max(1) as f64;
-    match loss {
-        Loss::Squared => Scores {
-            loss: data.y.iter().zip(&fitted).map(|(y, f)| (y - beta0 - f).powi(2)).sum::<f64>() / n,
-            accuracy: None,
-        },
-        Loss::Logistic => {
-            let (mut log_loss, mut right) = (0.0, 0usize);
-            for (y, f) in data.y.iter().zip(&fitted) {
-                let margin = y * (beta0 + f);
-                log_loss += strads_lasso::program::log1p_exp(-margin);
-                right += usize::from(margin > 0.0);
-            }
-            Scores { loss: log_loss / n, accuracy: Some(right as f64 / n) }
-        }
-    }
-}
-
-/// Sparse coefficients as a dense vector of `features` entries; indices beyond it are dropped.
-fn dense(coefficients: &[(u32, f64)], features: usize) -> Vec<f64> {
-    let mut beta = vec![0.0; features];
-    for &(j, b) in coefficients {
-        if let Some(slot) = beta.get_mut(j as usize) {
-            *slot = b;
-        }
-    }
-    beta
-}
-
-/// `model.json`: what `strads predict` needs.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ModelFile {
-    /// `squared` or `logistic`.
-    pub loss: Loss,
-    /// How the classes were written in the training labels (logistic).
-    pub labels: Option<LabelForm>,
-    /// The intercept.
-    pub intercept: f64,
-    /// Features of the training data.
-    pub features: usize,
-    /// The penalty weight.
-    pub lambda: f64,
-    /// The share of the L1 term.
-    pub l1_ratio: f64,
-    /// The nonzero coefficients, as (index, value).
-    pub coefficients: Vec<(u32, f64)>,
 }
 
 /// Builds the summary of a fit.
@@ -394,7 +332,7 @@ pub fn summary(
     loading_seconds: f64,
 ) -> Summary {
     let raw = params.raw();
-    let train = data.whole().map(|whole| score(raw.loss, &fit.beta, fit.intercept, whole));
+    let train = data.whole().map(|whole| score(raw.loss, &fit.beta, fit.intercept, &whole.x, &whole.y));
     Summary {
         loss: raw.loss.name(),
         l1_ratio: raw.l1_ratio,
@@ -457,7 +395,7 @@ pub type CvRow = (f64, Vec<f64>);
 /// What a run writes besides the summary and the trace.
 pub struct Extras {
     /// `model.json`.
-    pub model: ModelFile,
+    pub model: LinearModel,
     /// A test metric's name and its value at each point of the path (`path.csv`'s last column).
     pub path_test: Option<(&'static str, Vec<f64>)>,
     /// Cross-validation: the metric's name and, per lambda, the held-out loss of each fold.
@@ -467,20 +405,7 @@ pub struct Extras {
 impl Extras {
     /// The model file of a fit and nothing else.
     pub fn of(fit: &LassoFit, params: &CheckedParams, labels: Option<LabelForm>) -> Extras {
-        let raw = params.raw();
-        Extras {
-            model: ModelFile {
-                loss: raw.loss,
-                labels,
-                intercept: fit.intercept,
-                features: fit.beta.len(),
-                lambda: fit.lambda,
-                l1_ratio: raw.l1_ratio,
-                coefficients: strads_lasso::program::nonzero_coefficients(&fit.beta),
-            },
-            path_test: None,
-            cv: None,
-        }
+        Extras { model: LinearModel::of(fit, params, labels), path_test: None, cv: None }
     }
 }
 
@@ -564,8 +489,7 @@ pub fn write_outputs(out: &Path, fit: &LassoFit, summary: &Summary, extras: &Ext
     for name in stale {
         let _ = std::fs::remove_file(out.join(name));
     }
-    let model = serde_json::to_string_pretty(&extras.model).map_err(|e| Failure::Run(e.into()))?;
-    write_string_atomic(&out.join("model.json"), &(model + "\n")).map_err(run)?;
+    extras.model.save(&out.join("model.json")).map_err(|e| Failure::Run(e.into()))?;
     write_atomic(&out.join("coefficients.csv"), |w| {
         writeln!(w, "index,value")?;
         if fit.intercept != 0.0 {
@@ -719,7 +643,10 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let path_test = match &test {
         Some(test) if !fit.path.is_empty() => Some((
             if loss == Loss::Logistic { "test_log_loss" } else { "test_mse" },
-            fit.path.iter().map(|p| score(loss, &dense(&p.coefficients, features), p.intercept, test).loss).collect(),
+            fit.path
+                .iter()
+                .map(|p| score(loss, &dense(&p.coefficients, features), p.intercept, &test.x, &test.y).loss)
+                .collect(),
         )),
         _ => None,
     };
@@ -727,24 +654,23 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let mut cv_loss = None;
     if let Some(folds) = args.cv {
         let whole = data.whole().ok_or_else(|| Failure::input("--cv needs the whole data set in one process"))?;
-        let rows = cross_validate(whole, &settings, &fit, folds, args.seed, label, args.quiet)?;
-        let means: Vec<f64> = rows.iter().map(|(_, losses)| mean_std(losses).0).collect();
-        let best = (0..means.len())
-            .min_by(|&a, &b| means[a].total_cmp(&means[b]))
-            .ok_or_else(|| Failure::Run(anyhow::anyhow!("cross-validation produced no lambda")))?;
-        let point = &fit.path[best];
-        fit.beta = dense(&point.coefficients, features);
-        fit.intercept = point.intercept;
-        fit.lambda = point.lambda;
-        fit.objective = point.objective;
-        fit.duality_gap = point.duality_gap;
-        fit.status = point.status;
-        cv_loss = Some(means[best]);
-        cv = Some((metric, rows));
+        let fit_fold = |fold: usize, rows: &Dataset, params: &CheckedParams| {
+            let fold_settings =
+                Settings { load: settings.load.clone(), params: params.clone(), workers: settings.workers };
+            let name = format!("{label} cv fold {}/{folds}", fold + 1);
+            train(rows, &fold_settings, &name, args.quiet, &mut NoCheckpoints).map_err(|failure| match failure {
+                Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
+                Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
+                Failure::Interrupted(e) => Failure::Interrupted(e),
+            })
+        };
+        let validation = strads_lasso::cross_validate(whole, &settings.params, &mut fit, folds, args.seed, fit_fold)?;
+        cv_loss = Some(validation.means()[validation.best]);
+        cv = Some((metric, validation.rows));
     }
     let mut summary = summary(&fit, &settings.params, &*data, path, loading_seconds);
     if let (Some(test), Some(test_path)) = (&test, &args.test) {
-        let scores = score(loss, &fit.beta, fit.intercept, test);
+        let scores = score(loss, &fit.beta, fit.intercept, &test.x, &test.y);
         match loss {
             Loss::Logistic => {
                 summary.metrics.test_accuracy = scores.accuracy;
@@ -782,97 +708,20 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     Ok(Some(fit))
 }
 
-/// The mean and the (population) standard deviation.
-fn mean_std(values: &[f64]) -> (f64, f64) {
-    let n = values.len().max(1) as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-    (mean, var.sqrt())
-}
-
-/// K-fold cross-validation over the lambdas of `full`'s path: each fold trains the same path (same
-/// grid) on the other folds and scores each lambda on its own rows. Rows go to folds by a seeded
-/// shuffle. Returns, per lambda, the held-out loss of every fold.
-fn cross_validate(
-    data: &Dataset,
-    settings: &Settings,
-    full: &LassoFit,
-    folds: usize,
-    seed: u64,
-    label: &str,
-    quiet: bool,
-) -> Result<Vec<CvRow>, Failure> {
-    let n = data.y.len();
-    if folds > n {
-        return Err(Failure::input(format!("--cv {folds}: more folds than the {n} samples")));
-    }
-    let (Some(first), Some(last)) = (full.path.first(), full.path.last()) else {
-        return Err(Failure::Run(anyhow::anyhow!("cross-validation needs a path, and the run made none")));
-    };
-    let mut order: Vec<usize> = (0..n).collect();
-    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6376_666f_6c64));
-    // Logistic folds are stratified: each class is dealt round-robin, so every fold sees both.
-    let logistic = settings.params.raw().loss == Loss::Logistic;
-    let mut fold_of = vec![0; n];
-    let mut dealt = [0usize; 2];
-    for &row in &order {
-        let class = usize::from(logistic && data.y[row] > 0.0);
-        fold_of[row] = dealt[class] % folds;
-        dealt[class] += 1;
-    }
-    let mut raw = settings.params.raw().clone();
-    raw.lambda = Lambda::Value(last.lambda);
-    raw.path_top = Some(first.lambda);
-    raw.path = Some(full.path.len().max(2));
-    let fold_settings = Settings { load: settings.load.clone(), params: raw.check()?, workers: settings.workers };
-    let loss = fold_settings.params.raw().loss;
-    let mut rows: Vec<CvRow> = full.path.iter().map(|p| (p.lambda, Vec::with_capacity(folds))).collect();
-    for fold in 0..folds {
-        let (inside, outside): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| fold_of[i] != fold);
-        let (train_rows, held_out) = (data.select_rows(&inside), data.select_rows(&outside));
-        let name = format!("{label} cv fold {}/{folds}", fold + 1);
-        let fitted =
-            train(&train_rows, &fold_settings, &name, quiet, &mut NoCheckpoints).map_err(|failure| match failure {
-                Failure::Input(e) => Failure::Input(e.context(format!("cross-validation fold {}", fold + 1))),
-                Failure::Run(e) => Failure::Run(e.context(format!("cross-validation fold {}", fold + 1))),
-                Failure::Interrupted(e) => Failure::Interrupted(e),
-            })?;
-        for (row, point) in rows.iter_mut().zip(&fitted.path) {
-            row.1.push(score(loss, &dense(&point.coefficients, full.beta.len()), point.intercept, &held_out).loss);
-        }
-    }
-    // A fold whose path ended early (a budget) leaves the lambdas after it unscored.
-    rows.retain(|(_, values)| values.len() == folds);
-    Ok(rows)
-}
-
 /// `strads predict`: a saved model on new data; prints accuracy or RMSE when the data has labels.
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
-    let file = args.model.join("model.json");
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Failure::input(format!("{}: cannot read the model: {e}", file.display())))?;
-    let model: ModelFile = serde_json::from_str(&text)
-        .map_err(|e| Failure::input(format!("{}: not a strads lasso/logreg model: {e}", file.display())))?;
-    if let Some(&(j, _)) = model.coefficients.iter().find(|(j, _)| *j as usize >= model.features) {
-        return Err(Failure::input(format!(
-            "{}: coefficient {j} beyond the {} features",
-            file.display(),
-            model.features
-        )));
-    }
+    let model = LinearModel::load(&args.model.join("model.json")).map_err(|e| Failure::Input(e.into()))?;
     let data = strads_data::load(&args.data.data, &load_options(&args.data))?;
     // Coefficients of features the data does not have contribute nothing: no allocation follows the
     // model file's claims, only the data's columns.
-    let beta = dense(&model.coefficients, data.x.cols().min(model.features));
-    let fitted = data.x.mul(&beta);
-    let negative = model.labels.map_or(-1.0, |form| form.negative());
+    let margins = model.decision_function(&data.x);
+    let negative = model.negative_label();
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match model.loss {
             Loss::Squared => writeln!(w, "prediction")?,
             Loss::Logistic => writeln!(w, "margin,probability,class")?,
         }
-        for f in &fitted {
-            let margin = model.intercept + f;
+        for &margin in &margins {
             match model.loss {
                 Loss::Squared => writeln!(w, "{margin}")?,
                 Loss::Logistic => {
@@ -888,12 +737,7 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
         None => write(&mut std::io::stdout().lock()).map_err(|e| Failure::Run(e.into()))?,
     }
     // Labels in the file: report how well the model does (to standard error, not to mix with CSV).
-    let labelled = match model.loss {
-        Loss::Squared => Some(data.y.clone()),
-        Loss::Logistic => signs(&data.y, &args.data.data).ok(),
-    };
-    if let Some(y) = labelled {
-        let scores = score(model.loss, &beta, model.intercept, &Dataset { y, ..data });
+    if let Ok(scores) = model.score(&data) {
         match scores.accuracy {
             Some(accuracy) => eprintln!("accuracy {accuracy:.6}, log loss {:.6}", scores.loss),
             None => eprintln!("rmse {:.6}", scores.loss.sqrt()),
