@@ -12,6 +12,7 @@ mod fit;
 pub mod generate;
 mod infer;
 pub mod layout;
+pub mod model;
 mod params;
 mod plan;
 mod program;

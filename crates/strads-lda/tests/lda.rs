@@ -461,3 +461,33 @@ fn alpha_re_estimation_recovers_the_generators_alpha_in_every_mode() {
     let fit = run(&g.corpus, None, &fixed, 2);
     assert!(fit.alphas.is_empty() && fit.alpha == 10.0, "50 / K, never moved: {}", fit.alpha);
 }
+
+/// A saved model folder loads back to the fit's counts and priors and the corpus's words, infers
+/// as the fit's own model does, and a folder whose files disagree is refused naming the file.
+#[test]
+fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
+    use strads_lda::model::{SaveOptions, load, rows_by_input, save};
+    let (corpus, _) = small_corpus(12);
+    let params = LdaParams { topics: 5, iterations: 4, seed: 3, ..LdaParams::default() };
+    let fitted = run(&corpus, None, &params, 2);
+    let dir = tempfile::tempdir().unwrap();
+    let tokenizer = strads_corpus::TokenizerOptions { lowercase: false, ..Default::default() };
+    save(dir.path(), &fitted, &corpus, &tokenizer, SaveOptions { top_words: 3, dense_doc_topic: true }).unwrap();
+    let saved = load(dir.path()).unwrap();
+    assert_eq!(saved.model.word_topic, fitted.counts.word_topic);
+    assert_eq!((saved.model.topics, saved.model.alpha, saved.model.beta), (5, fitted.alpha, fitted.beta));
+    assert_eq!(saved.vocabulary, corpus.vocabulary);
+    assert!(!saved.lowercase && saved.token_pattern == tokenizer.pattern);
+    let theta = strads_lda::infer(&saved.model, &corpus, 5, 1);
+    assert_eq!(theta.len(), corpus.documents());
+    let rows: Vec<f32> = rows_by_input(&corpus, 5, |d| fitted.document_topics(d)).collect();
+    let dense = strads_data::read_npy::<f32>(&dir.path().join("doc_topic.npy"), corpus.documents(), 5, "").unwrap();
+    assert_eq!(dense, rows);
+    let topics = std::fs::read_to_string(dir.path().join("topics.txt")).unwrap();
+    assert_eq!(topics.lines().count(), 5);
+
+    std::fs::write(dir.path().join("vocab.txt"), "a\nb\n").unwrap();
+    let error = load(dir.path()).unwrap_err().to_string();
+    assert!(error.contains("vocab.txt") && error.contains("2 words, model.json says 40"), "{error}");
+    assert!(load(&dir.path().join("none")).unwrap_err().to_string().contains("model.json"));
+}

@@ -22,7 +22,7 @@ pub use error::MfError;
 pub use fit::{
     InMemory, MfFit, RatingSource, RatingTotals, fit, fit_checkpointed, fit_model, fit_source, memory_estimate,
 };
-pub use model::Model;
+pub use model::{Model, Trained, rated_rows, write_factor_csv};
 pub use params::{Algorithm, Bias, CheckedParams, Implicit, MfParams, default_cg_steps};
 pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};
 pub use program::{

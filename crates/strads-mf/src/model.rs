@@ -1,8 +1,16 @@
 //! A trained model by original ids: predictions (with the defined fallback for unknown users and
-//! items) and top-N recommendations.
+//! items), top-N recommendations, and its folder (factors as `.npy` and CSV, ids, the items each
+//! user rated), written atomically file by file and checked when read.
 
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use strads_data::{DataError, read_npy, write_atomic, write_npy, write_string_atomic};
+
+use crate::MfError;
 use crate::fit::MfFit;
-use crate::params::Bias;
+use crate::params::{Algorithm, Bias};
 use crate::ratings::Ids;
 
 /// Factors and biases of the users and items that had training ratings, by original id.
@@ -99,4 +107,176 @@ impl Model {
         let scored = crate::ranking::top_items(items, top, &excluded, |i| self.score(u, i));
         Some(scored)
     }
+}
+
+/// How a saved model was trained, recorded in its `model.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trained {
+    /// The update rule.
+    pub algorithm: Algorithm,
+    /// The L2 weight.
+    pub lambda: f64,
+    /// Whether `lambda` was frequency-weighted.
+    pub weighted_lambda: bool,
+}
+
+/// What `model.json` holds: enough to predict without the training data.
+#[derive(Debug, Serialize, Deserialize)]
+struct ModelFile {
+    rank: usize,
+    bias: Bias,
+    mu: f64,
+    train_mean: f64,
+    users: usize,
+    items: usize,
+    #[serde(flatten)]
+    trained: Trained,
+}
+
+impl Model {
+    /// Writes the model folder `dir` (created if needed): `model.json`, `users.txt`, `items.txt`,
+    /// `user_factors.npy`, `item_factors.npy` (with offsets also `user_bias.npy`, `item_bias.npy`),
+    /// the same factors as CSV by id, and `rated.txt`, the item rows each user rated (`rated`, by
+    /// user row; see [`rated_rows`]).
+    pub fn save(&self, dir: &Path, trained: Trained, rated: &[Vec<u32>]) -> Result<(), MfError> {
+        std::fs::create_dir_all(dir).map_err(|e| MfError::Io(DataError::io(dir, e)))?;
+        let (k, users, items) = (self.rank, self.ids.users.len(), self.ids.items.len());
+        write_npy(&dir.join("user_factors.npy"), users, k, &self.w)?;
+        write_npy(&dir.join("item_factors.npy"), items, k, &self.h)?;
+        let biases = self.bias == Bias::Full;
+        if biases {
+            write_npy(&dir.join("user_bias.npy"), users, 1, &self.user_bias)?;
+            write_npy(&dir.join("item_bias.npy"), items, 1, &self.item_bias)?;
+        }
+        let user_bias = biases.then_some(&self.user_bias[..]);
+        write_factor_csv(&dir.join("user_factors.csv"), "user", &self.ids.users, &self.w, user_bias, k)?;
+        let item_bias = biases.then_some(&self.item_bias[..]);
+        write_factor_csv(&dir.join("item_factors.csv"), "item", &self.ids.items, &self.h, item_bias, k)?;
+        write_string_atomic(&dir.join("users.txt"), &(self.ids.users.join("\n") + "\n"))?;
+        write_string_atomic(&dir.join("items.txt"), &(self.ids.items.join("\n") + "\n"))?;
+        write_atomic(&dir.join("rated.txt"), |w| {
+            for row in rated {
+                let line: Vec<String> = row.iter().map(u32::to_string).collect();
+                writeln!(w, "{}", line.join(" "))?;
+            }
+            Ok(())
+        })?;
+        let file =
+            ModelFile { rank: k, bias: self.bias, mu: self.mu, train_mean: self.train_mean, users, items, trained };
+        let path = dir.join("model.json");
+        let json = serde_json::to_string_pretty(&file)
+            .map_err(|e| MfError::Model { path: path.clone(), problem: format!("cannot encode: {e}") })?;
+        write_string_atomic(&path, &(json + "\n"))?;
+        Ok(())
+    }
+
+    /// Reads a model folder written by [`Model::save`], checking every file against `model.json`.
+    pub fn load(dir: &Path) -> Result<Model, MfError> {
+        let path = dir.join("model.json");
+        let bad = |path: &Path, problem: String| MfError::Model { path: path.to_path_buf(), problem };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| bad(&path, format!("{e} (is it a folder written by strads mf?)")))?;
+        let info: ModelFile = serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))?;
+        let users = read_lines(&dir.join("users.txt"), info.users)?;
+        let items = read_lines(&dir.join("items.txt"), info.items)?;
+        let ids = Ids::from_lists(users, items).map_err(|e| bad(dir, e))?;
+        let npy = |name: &str, rows: usize, cols: usize| read_npy::<f64>(&dir.join(name), rows, cols, "model.json");
+        let w = npy("user_factors.npy", info.users, info.rank)?;
+        let h = npy("item_factors.npy", info.items, info.rank)?;
+        let (user_bias, item_bias) = if info.bias == Bias::Full {
+            (npy("user_bias.npy", info.users, 1)?, npy("item_bias.npy", info.items, 1)?)
+        } else {
+            (vec![0.0; info.users], vec![0.0; info.items])
+        };
+        Ok(Model {
+            rank: info.rank,
+            bias: info.bias,
+            mu: info.mu,
+            train_mean: info.train_mean,
+            ids,
+            w,
+            h,
+            user_bias,
+            item_bias,
+        })
+    }
+
+    /// The item rows user row `row` rated in training, from the folder's `rated.txt`.
+    pub fn load_rated(dir: &Path, row: u32, user: &str) -> Result<Vec<u32>, MfError> {
+        let path = dir.join("rated.txt");
+        let bad = |problem: String| MfError::Model { path: path.clone(), problem };
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let line =
+            text.lines().nth(row as usize).ok_or_else(|| bad(format!("no line {} for user '{user}'", row + 1)))?;
+        line.split_whitespace()
+            .map(|t| t.parse::<u32>().map_err(|_| bad(format!("line {}: bad item row '{t}'", row + 1))))
+            .collect()
+    }
+}
+
+/// The item rows each user rated in training, by user row, sorted (for `rated.txt`): `pairs` are
+/// the training ratings' (user, item) indices of the fit, whose users and items without a training
+/// rating have no row.
+pub fn rated_rows(fit: &MfFit, pairs: &[(u32, u32)]) -> Vec<Vec<u32>> {
+    let rows = |counts: &[u32]| {
+        let mut next = 0;
+        counts
+            .iter()
+            .map(|&n| {
+                let row = next;
+                next += u32::from(n > 0);
+                row
+            })
+            .collect::<Vec<u32>>()
+    };
+    let (user_row, item_row) = (rows(&fit.user_counts), rows(&fit.item_counts));
+    let users = fit.user_counts.iter().filter(|&&n| n > 0).count();
+    let mut rated = vec![Vec::new(); users];
+    for &(user, item) in pairs {
+        rated[user_row[user as usize] as usize].push(item_row[item as usize]);
+    }
+    for row in &mut rated {
+        row.sort_unstable();
+    }
+    rated
+}
+
+/// A factor matrix as CSV: `id,f0,...,f{K-1}[,bias]`.
+pub fn write_factor_csv(
+    path: &Path,
+    head: &str,
+    ids: &[String],
+    rows: &[f64],
+    bias: Option<&[f64]>,
+    k: usize,
+) -> Result<(), DataError> {
+    write_atomic(path, |w| {
+        let mut out = csv::Writer::from_writer(w);
+        let mut header = vec![head.to_string()];
+        header.extend((0..k).map(|t| format!("f{t}")));
+        if bias.is_some() {
+            header.push("bias".into());
+        }
+        out.write_record(&header).map_err(std::io::Error::other)?;
+        for (r, id) in ids.iter().enumerate() {
+            let mut record = vec![id.clone()];
+            record.extend(rows[r * k..(r + 1) * k].iter().map(|x| x.to_string()));
+            if let Some(b) = bias {
+                record.push(b[r].to_string());
+            }
+            out.write_record(&record).map_err(std::io::Error::other)?;
+        }
+        out.flush()
+    })
+}
+
+/// The lines of `path`, which must be `expected` of them.
+fn read_lines(path: &Path, expected: usize) -> Result<Vec<String>, MfError> {
+    let text = std::fs::read_to_string(path).map_err(|e| MfError::Io(DataError::io(path, e)))?;
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.len() != expected {
+        let problem = format!("{} lines, model.json says {expected}", lines.len());
+        return Err(MfError::Model { path: path.to_path_buf(), problem });
+    }
+    Ok(lines)
 }

@@ -412,3 +412,49 @@ fn a_converged_run_stops_where_the_objective_stalls_with_the_model_of_that_itera
         }
     }
 }
+
+/// A saved model folder loads back to the same model, bit for bit; `rated.txt` holds, per user,
+/// the model rows of the items that user rated in training; a folder whose files disagree with
+/// `model.json` is refused naming the file.
+#[test]
+fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
+    let p = problem(25, 15, 3, 0.4, 0.1, 8);
+    let mut ids = Ids::default();
+    for u in 0..p.users {
+        ids.user(&format!("u{u}"));
+    }
+    for i in 0..p.items {
+        ids.item(&format!("i{i}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for bias in [Bias::None, Bias::Full] {
+        let (fit, _) = run(&p, &params(Algorithm::Ccdpp, bias, true, 3, 2));
+        let model = Model::from_fit(&fit, &ids, bias);
+        let pairs: Vec<(u32, u32)> = p.train.iter().map(|r| (r.user, r.item)).collect();
+        let rated = strads_mf::rated_rows(&fit, &pairs);
+        let trained = strads_mf::Trained { algorithm: Algorithm::Ccdpp, lambda: 0.05, weighted_lambda: true };
+        let folder = dir.path().join(format!("{bias:?}"));
+        model.save(&folder, trained, &rated).unwrap();
+        let loaded = Model::load(&folder).unwrap();
+        assert_eq!(loaded, model, "{bias:?}");
+        for (row, user) in model.ids.users.iter().enumerate() {
+            let mut expected: Vec<u32> = p
+                .train
+                .iter()
+                .filter(|r| &ids.users[r.user as usize] == user)
+                .map(|r| model.ids.find_item(&ids.items[r.item as usize]).unwrap())
+                .collect();
+            expected.sort_unstable();
+            assert_eq!(Model::load_rated(&folder, row as u32, user).unwrap(), expected, "{user}");
+        }
+    }
+    let folder = dir.path().join("Full");
+    std::fs::write(folder.join("users.txt"), "u0\nu1\n").unwrap();
+    let error = Model::load(&folder).unwrap_err().to_string();
+    assert!(error.contains("users.txt") && error.contains("2 lines, model.json says"), "{error}");
+    let none = dir.path().join("None");
+    std::fs::copy(none.join("item_factors.npy"), none.join("user_factors.npy")).unwrap();
+    let error = Model::load(&none).unwrap_err().to_string();
+    assert!(error.contains("user_factors.npy") && error.contains("model.json says"), "{error}");
+    assert!(Model::load(&dir.path().join("nothing")).unwrap_err().to_string().contains("model.json"));
+}

@@ -8,7 +8,7 @@
 //! progress point, and Ctrl-C (or a callback that raises) ends it with that exception.
 
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
@@ -30,8 +30,9 @@ pyo3::create_exception!(
 /// Maps the library's error to the Python exception a scikit-learn user expects.
 fn to_py(error: LassoError) -> PyErr {
     match error {
-        LassoError::Params(_) | LassoError::Data(_) => PyValueError::new_err(error.to_string()),
         LassoError::Engine(_) => EngineError::new_err(error.to_string()),
+        LassoError::Io(_) => PyOSError::new_err(error.to_string()),
+        _ => PyValueError::new_err(error.to_string()),
     }
 }
 
@@ -238,8 +239,9 @@ struct MfSettings {
 
 fn mf_error(error: strads_mf::MfError) -> PyErr {
     match error {
-        strads_mf::MfError::Params(_) | strads_mf::MfError::Data(_) => PyValueError::new_err(error.to_string()),
         strads_mf::MfError::Engine(_) => EngineError::new_err(error.to_string()),
+        strads_mf::MfError::Io(_) => PyOSError::new_err(error.to_string()),
+        _ => PyValueError::new_err(error.to_string()),
     }
 }
 
@@ -395,6 +397,7 @@ fn lda_error(error: strads_lda::LdaError) -> PyErr {
         strads_lda::LdaError::Engine(_) | strads_lda::LdaError::Invariant { .. } => {
             EngineError::new_err(error.to_string())
         }
+        strads_lda::LdaError::Io(_) => PyOSError::new_err(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }

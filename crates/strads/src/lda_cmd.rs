@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use strads_corpus::{Corpus, Source, TokenizerOptions};
 use strads_data::{write_atomic, write_string_atomic};
-use strads_lda::{DocumentSource, LdaFit, LdaParams, Mode, SamplerKind, Sync, TopicModel, TracePoint};
+use strads_lda::{DocumentSource, LdaFit, LdaParams, Mode, SamplerKind, Sync, TracePoint};
 
 use crate::checkpoint::{self, CheckpointArgs};
 use crate::cli::{
@@ -77,12 +77,6 @@ fn source(path: &Path, args: &CorpusArgs) -> Result<Source, Failure> {
     })
 }
 
-/// Reads one word per line.
-fn read_vocabulary(path: &Path) -> Result<Vec<String>, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-    Ok(text.lines().map(str::to_string).collect())
-}
-
 /// Reads a corpus through `tokenizer`, with its words mapped onto `vocabulary` when given.
 fn read(
     path: &Path,
@@ -112,18 +106,6 @@ fn load_corpus(
     let corpus = read(&args.data, args, tok, None)?;
     runtime::note_input_file(&args.data);
     Ok((corpus, None))
-}
-
-/// `model.json`: what inference needs besides the counts and the vocabulary.
-#[derive(Debug, Serialize, Deserialize)]
-struct ModelInfo {
-    topics: usize,
-    vocabulary: usize,
-    alpha: f64,
-    beta: f64,
-    lowercase: bool,
-    token_pattern: String,
-    english_stop_words: bool,
 }
 
 /// `summary.json` of a training run.
@@ -313,16 +295,9 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
         test_unknown_tokens: test.as_ref().map(|t| t.dropped_unknown),
         data: corpus_args.data.display().to_string(),
     };
-    let info = ModelInfo {
-        topics: fit.topics,
-        vocabulary: corpus.vocabulary_size(),
-        alpha: fit.alpha,
-        beta: fit.beta,
-        lowercase: tok.lowercase,
-        token_pattern: tok.pattern.clone(),
-        english_stop_words: tok.english_stop_words,
-    };
-    write_model(&args.out, &fit, &corpus, &summary, &info, args.top_words, args.dense_doc_topic)?;
+    let options = strads_lda::model::SaveOptions { top_words: args.top_words, dense_doc_topic: args.dense_doc_topic };
+    strads_lda::model::save(&args.out, &fit, &corpus, &tok, options).map_err(|e| Failure::Run(e.into()))?;
+    write_outputs(&args.out, &fit, &summary)?;
     if !args.quiet {
         let test = last.test_perplexity.map(|x| format!(", test perplexity {x:.1}")).unwrap_or_default();
         println!(
@@ -338,113 +313,9 @@ pub fn train(corpus_args: &CorpusArgs, args: &LdaTrainArgs, checkpoint_args: &Ch
     Ok(())
 }
 
-/// Writes a `rows x cols` array as a NumPy `.npy` file, atomically.
-pub(crate) fn write_npy<T: npyz::AutoSerialize + Copy>(
-    path: &Path,
-    rows: usize,
-    cols: usize,
-    values: &[T],
-) -> Result<(), Failure> {
-    write_npy_from(path, rows, cols, values.iter().copied())
-}
-
-/// [`write_npy`] of values made as they are written, so a large array is never held whole.
-fn write_npy_from<T: npyz::AutoSerialize>(
-    path: &Path,
-    rows: usize,
-    cols: usize,
-    values: impl Iterator<Item = T>,
-) -> Result<(), Failure> {
-    use npyz::WriterBuilder;
-    write_atomic(path, |w| {
-        let mut writer =
-            npyz::WriteOptions::new().default_dtype().shape(&[rows as u64, cols as u64]).writer(w).begin_nd()?;
-        writer.extend(values)?;
-        writer.finish()
-    })
-    .map_err(|e| Failure::Run(e.into()))
-}
-
-/// Topic mixes `mix(d)` of a corpus's documents as rows of `K`, one row per *input* document in input
-/// order (documents skipped as empty get the uniform mix), made one at a time as they are read.
-fn rows_by_input<'a>(
-    corpus: &Corpus,
-    k: usize,
-    mix: impl Fn(usize) -> Vec<f64> + 'a,
-) -> impl Iterator<Item = f32> + 'a {
-    let mut document_at = vec![None; corpus.documents() + corpus.skipped_empty];
-    for d in 0..corpus.documents() {
-        document_at[corpus.ids[d]] = Some(d);
-    }
-    document_at.into_iter().flat_map(move |d| match d {
-        Some(d) => mix(d).into_iter().map(|p| p as f32).collect(),
-        None => vec![1.0 / k as f32; k],
-    })
-}
-
-fn write_model(
-    out: &Path,
-    fit: &LdaFit,
-    corpus: &Corpus,
-    summary: &Summary,
-    info: &ModelInfo,
-    top_words: usize,
-    dense_doc_topic: bool,
-) -> Result<(), Failure> {
+/// Writes `trace.csv` and `summary.json` beside the model folder.
+fn write_outputs(out: &Path, fit: &LdaFit, summary: &Summary) -> Result<(), Failure> {
     let run = |e: strads_data::DataError| Failure::Run(e.into());
-    std::fs::create_dir_all(out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", out.display())))?;
-    let k = fit.topics;
-    let v = corpus.vocabulary_size();
-    write_npy(&out.join("word_topic.npy"), v, k, &fit.counts.word_topic)?;
-    if dense_doc_topic {
-        // The dense array is never held whole: its rows are made as they are written.
-        let inputs = corpus.documents() + corpus.skipped_empty;
-        write_npy_from(&out.join("doc_topic.npy"), inputs, k, rows_by_input(corpus, k, |d| fit.document_topics(d)))?;
-    }
-    write_atomic(&out.join("word_topic.csv"), |w| {
-        writeln!(w, "word,topic,count")?;
-        for (word, row) in corpus.vocabulary.iter().zip(fit.counts.word_topic.chunks(k)) {
-            for (t, &c) in row.iter().enumerate().filter(|(_, c)| **c > 0) {
-                writeln!(w, "{word},{t},{c}")?;
-            }
-        }
-        Ok(())
-    })
-    .map_err(run)?;
-    write_atomic(&out.join("doc_topic.csv"), |w| {
-        writeln!(w, "document,topic,count")?;
-        for d in 0..corpus.documents() {
-            for &(t, c) in fit.counts.doc_topic.row(d) {
-                writeln!(w, "{},{t},{c}", corpus.ids[d])?;
-            }
-        }
-        Ok(())
-    })
-    .map_err(run)?;
-    write_atomic(&out.join("topics.txt"), |w| {
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by_key(|&t| std::cmp::Reverse(fit.counts.totals[t]));
-        for t in order {
-            let phi = fit.topic_words(t);
-            // The top words only: a full sort of V words for each of K topics cost more than the
-            // rest of the output at K = 1000.
-            let heavier = |a: &usize, b: &usize| phi[*b].total_cmp(&phi[*a]).then(a.cmp(b));
-            let mut words: Vec<usize> = (0..v).collect();
-            let top = top_words.min(v);
-            if top > 0 && top < v {
-                words.select_nth_unstable_by(top - 1, heavier);
-            }
-            words[..top].sort_unstable_by(heavier);
-            let share = fit.counts.totals[t] as f64 / fit.tokens.max(1) as f64;
-            write!(w, "topic {t} ({:.1}% of tokens):", 100.0 * share)?;
-            for &word in words.iter().take(top_words) {
-                write!(w, " {} ({:.4})", corpus.vocabulary[word], phi[word])?;
-            }
-            writeln!(w)?;
-        }
-        Ok(())
-    })
-    .map_err(run)?;
     write_atomic(&out.join("trace.csv"), |w| {
         let test = fit.trace.iter().any(|p| p.test_perplexity.is_some());
         writeln!(
@@ -462,8 +333,6 @@ fn write_model(
         Ok(())
     })
     .map_err(run)?;
-    write_string_atomic(&out.join("vocab.txt"), &(corpus.vocabulary.join("\n") + "\n")).map_err(run)?;
-    write_string_atomic(&out.join("model.json"), &to_json(info)?).map_err(run)?;
     write_string_atomic(&out.join("summary.json"), &to_json(summary)?).map_err(run)?;
     Ok(())
 }
@@ -477,7 +346,7 @@ pub(crate) fn to_json(value: &impl Serialize) -> Result<String, Failure> {
 pub fn prepare(args: &LdaPrepareArgs) -> Result<(), Failure> {
     check_out_dir(&args.out)?;
     let vocabulary = match &args.vocab_from {
-        Some(dir) => Some(read_vocabulary(&dir.join("vocab.txt"))?),
+        Some(dir) => Some(strads_lda::model::read_vocabulary(&dir.join("vocab.txt")).map_err(Failure::input)?),
         None => None,
     };
     let tok = tokenizer(&args.corpus)?;
@@ -507,43 +376,24 @@ pub fn prepare(args: &LdaPrepareArgs) -> Result<(), Failure> {
 /// `strads lda infer`.
 pub fn infer(args: &LdaInferArgs) -> Result<(), Failure> {
     check_out_dir(&args.out)?;
-    let model_file = args.model.join("model.json");
-    let text = std::fs::read_to_string(&model_file).map_err(|e| {
-        Failure::input(format!("{}: {e} (is --model the --out folder of `strads lda`?)", model_file.display()))
-    })?;
-    let info: ModelInfo =
-        serde_json::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", model_file.display())))?;
-    let vocabulary = read_vocabulary(&args.model.join("vocab.txt"))?;
-    let counts_file = args.model.join("word_topic.npy");
-    let bytes = std::fs::read(&counts_file).map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
-    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
-    let shape = npy.shape().to_vec();
-    let word_topic: Vec<u32> = npy.into_vec().map_err(|e| Failure::input(format!("{}: {e}", counts_file.display())))?;
-    if shape != [vocabulary.len() as u64, info.topics as u64] || info.vocabulary != vocabulary.len() {
-        return Err(Failure::input(format!(
-            "{}: shape {shape:?} does not match {} words and {} topics",
-            counts_file.display(),
-            vocabulary.len(),
-            info.topics
-        )));
-    }
+    let saved = strads_lda::model::load(&args.model).map_err(|e| Failure::Input(e.into()))?;
     let mut tok_fixed = tokenizer(&args.corpus)?;
-    tok_fixed.lowercase = info.lowercase;
-    tok_fixed.pattern = info.token_pattern.clone();
-    tok_fixed.english_stop_words = info.english_stop_words;
+    tok_fixed.lowercase = saved.lowercase;
+    tok_fixed.pattern = saved.token_pattern.clone();
+    tok_fixed.english_stop_words = saved.english_stop_words;
     let source = source(&args.corpus.data, &args.corpus)?;
     let reading = Progress::phase("lda infer", false, &format!("reading {}", args.corpus.data.display()));
-    let corpus = strads_corpus::read(&source, &tok_fixed, Some(&vocabulary))?;
+    let corpus = strads_corpus::read(&source, &tok_fixed, Some(&saved.vocabulary))?;
     reading.finish();
-    let model = TopicModel { topics: info.topics, alpha: info.alpha, beta: info.beta, word_topic };
+    let model = saved.model;
     let folding = Progress::phase("lda infer", false, &format!("folding in {} documents", corpus.documents()));
     let theta = strads_lda::infer(&model, &corpus, args.iterations, args.seed);
     folding.finish();
-    let k = info.topics;
+    let k = model.topics;
     let inputs = corpus.documents() + corpus.skipped_empty;
-    let rows: Vec<f32> = rows_by_input(&corpus, k, |d| theta[d].clone()).collect();
+    let rows: Vec<f32> = strads_lda::model::rows_by_input(&corpus, k, |d| theta[d].clone()).collect();
     std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
-    write_npy(&args.out.join("doc_topic.npy"), inputs, k, &rows)?;
+    strads_data::write_npy(&args.out.join("doc_topic.npy"), inputs, k, &rows).map_err(|e| Failure::Run(e.into()))?;
     write_atomic(&args.out.join("doc_topic.csv"), |w| {
         writeln!(w, "document,topic,probability")?;
         for (d, mix) in rows.chunks(k).enumerate() {

@@ -5,10 +5,12 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use strads_data::{DataError, write_atomic, write_string_atomic};
 use strads_mf::ratings::{Duplicates, Ids, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
-use strads_mf::{Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource, TracePoint};
+use strads_mf::{
+    Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource, TracePoint, Trained, rated_rows, write_factor_csv,
+};
 
 use crate::checkpoint::{self, CheckpointArgs};
 use crate::cli::{
@@ -17,7 +19,7 @@ use crate::cli::{
 };
 use crate::failure::{Failure, check_memory};
 use crate::lasso_cmd::check_out_dir;
-use crate::lda_cmd::{to_json, write_npy};
+use crate::lda_cmd::to_json;
 use crate::progress::Progress;
 use crate::runtime;
 
@@ -79,20 +81,6 @@ struct Summary {
     /// items left out of its ranking.
     #[serde(skip_serializing_if = "Option::is_none")]
     ranking: Option<strads_mf::ranking::RankingMetrics>,
-}
-
-/// What `model.json` holds: enough to predict without the training data.
-#[derive(Debug, Serialize, Deserialize)]
-struct ModelInfo {
-    rank: usize,
-    bias: Bias,
-    mu: f64,
-    train_mean: f64,
-    users: usize,
-    items: usize,
-    algorithm: Algorithm,
-    lambda: f64,
-    weighted_lambda: bool,
 }
 
 fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
@@ -305,18 +293,9 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         implicit: checked.implicit,
         ranking,
     };
-    let info = ModelInfo {
-        rank: model.rank,
-        bias: model.bias,
-        mu: model.mu,
-        train_mean: model.train_mean,
-        users: model.ids.users.len(),
-        items: model.ids.items.len(),
-        algorithm: checked.algorithm,
-        lambda: fit.lambda,
-        weighted_lambda: checked.weighted_lambda,
-    };
-    write_outputs(&args.out, &model, &fit, &pairs, &summary, &info)?;
+    let trained =
+        Trained { algorithm: checked.algorithm, lambda: fit.lambda, weighted_lambda: checked.weighted_lambda };
+    write_outputs(&args.out, &model, &fit, &pairs, &summary, trained)?;
     if !args.quiet {
         let mut test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();
         if let Some(x) = last.validation_rmse {
@@ -349,101 +328,17 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
     Ok(())
 }
 
-/// A factor matrix as CSV: `id,f0,...,f{K-1}[,bias]`.
-fn write_factor_csv(
-    path: &Path,
-    head: &str,
-    ids: &[String],
-    rows: &[f64],
-    bias: Option<&[f64]>,
-    k: usize,
-) -> Result<(), Failure> {
-    write_atomic(path, |w| {
-        let mut out = csv::Writer::from_writer(w);
-        let mut header = vec![head.to_string()];
-        header.extend((0..k).map(|t| format!("f{t}")));
-        if bias.is_some() {
-            header.push("bias".into());
-        }
-        out.write_record(&header).map_err(std::io::Error::other)?;
-        for (r, id) in ids.iter().enumerate() {
-            let mut record = vec![id.clone()];
-            record.extend(rows[r * k..(r + 1) * k].iter().map(|x| x.to_string()));
-            if let Some(b) = bias {
-                record.push(b[r].to_string());
-            }
-            out.write_record(&record).map_err(std::io::Error::other)?;
-        }
-        out.flush()
-    })
-    .map_err(|e| Failure::Run(e.into()))
-}
-
+/// Writes the model folder ([`Model::save`]), `trace.csv` and `summary.json`.
 fn write_outputs(
     out: &Path,
     model: &Model,
     fit: &MfFit,
     pairs: &[(u32, u32)],
     summary: &Summary,
-    info: &ModelInfo,
+    trained: Trained,
 ) -> Result<(), Failure> {
     let run = |e: DataError| Failure::Run(e.into());
-    std::fs::create_dir_all(out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", out.display())))?;
-    let (k, users, items) = (model.rank, model.ids.users.len(), model.ids.items.len());
-    write_npy(&out.join("user_factors.npy"), users, k, &model.w)?;
-    write_npy(&out.join("item_factors.npy"), items, k, &model.h)?;
-    let biases = model.bias == Bias::Full;
-    if biases {
-        write_npy(&out.join("user_bias.npy"), users, 1, &model.user_bias)?;
-        write_npy(&out.join("item_bias.npy"), items, 1, &model.item_bias)?;
-    }
-    write_factor_csv(
-        &out.join("user_factors.csv"),
-        "user",
-        &model.ids.users,
-        &model.w,
-        biases.then_some(&model.user_bias[..]),
-        k,
-    )?;
-    write_factor_csv(
-        &out.join("item_factors.csv"),
-        "item",
-        &model.ids.items,
-        &model.h,
-        biases.then_some(&model.item_bias[..]),
-        k,
-    )?;
-    write_string_atomic(&out.join("users.txt"), &(model.ids.users.join("\n") + "\n")).map_err(run)?;
-    write_string_atomic(&out.join("items.txt"), &(model.ids.items.join("\n") + "\n")).map_err(run)?;
-    // The items each user rated in training, as model item rows (for `recommend --exclude-rated`).
-    let mut user_row = vec![usize::MAX; fit.user_counts.len()];
-    let mut item_row = vec![usize::MAX; fit.item_counts.len()];
-    let (mut u, mut i) = (0, 0);
-    for (x, &n) in fit.user_counts.iter().enumerate() {
-        if n > 0 {
-            user_row[x] = u;
-            u += 1;
-        }
-    }
-    for (x, &n) in fit.item_counts.iter().enumerate() {
-        if n > 0 {
-            item_row[x] = i;
-            i += 1;
-        }
-    }
-    let mut rated = vec![Vec::new(); users];
-    for &(user, item) in pairs {
-        rated[user_row[user as usize]].push(item_row[item as usize]);
-    }
-    write_atomic(&out.join("rated.txt"), |w| {
-        for mut row in rated {
-            row.sort_unstable();
-            let line: Vec<String> = row.iter().map(usize::to_string).collect();
-            writeln!(w, "{}", line.join(" "))?;
-        }
-        Ok(())
-    })
-    .map_err(run)?;
+    model.save(out, trained, &rated_rows(fit, pairs)).map_err(|e| Failure::Run(e.into()))?;
     write_atomic(&out.join("trace.csv"), |w| {
         writeln!(w, "iteration,seconds,objective,train_rmse,test_rmse,validation_rmse")?;
         for p in &fit.trace {
@@ -454,60 +349,13 @@ fn write_outputs(
         Ok(())
     })
     .map_err(run)?;
-    write_string_atomic(&out.join("model.json"), &to_json(info)?).map_err(run)?;
     write_string_atomic(&out.join("summary.json"), &to_json(summary)?).map_err(run)?;
     Ok(())
 }
 
-fn read_npy(path: &Path, rows: usize, cols: usize) -> Result<Vec<f64>, Failure> {
-    let bad = |e: &dyn std::fmt::Display| Failure::input(format!("{}: {e}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| bad(&e))?;
-    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| bad(&e))?;
-    let shape = npy.shape().to_vec();
-    if shape != [rows as u64, cols as u64] {
-        return Err(bad(&format!("shape {shape:?}, model.json says [{rows}, {cols}]")));
-    }
-    npy.into_vec::<f64>().map_err(|e| bad(&e))
-}
-
-fn read_lines(path: &Path, expected: usize) -> Result<Vec<String>, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    if lines.len() != expected {
-        return Err(Failure::input(format!("{}: {} lines, model.json says {expected}", path.display(), lines.len())));
-    }
-    Ok(lines)
-}
-
 /// Reads a model folder written by `strads mf`.
 fn load_model(dir: &Path) -> Result<Model, Failure> {
-    let info_path = dir.join("model.json");
-    let text = std::fs::read_to_string(&info_path).map_err(|e| {
-        Failure::input(format!("{}: {e} (is --model a folder written by strads mf?)", info_path.display()))
-    })?;
-    let info: ModelInfo =
-        serde_json::from_str(&text).map_err(|e| Failure::input(format!("{}: {e}", info_path.display())))?;
-    let users = read_lines(&dir.join("users.txt"), info.users)?;
-    let items = read_lines(&dir.join("items.txt"), info.items)?;
-    let ids = Ids::from_lists(users, items).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?;
-    let w = read_npy(&dir.join("user_factors.npy"), info.users, info.rank)?;
-    let h = read_npy(&dir.join("item_factors.npy"), info.items, info.rank)?;
-    let (user_bias, item_bias) = if info.bias == Bias::Full {
-        (read_npy(&dir.join("user_bias.npy"), info.users, 1)?, read_npy(&dir.join("item_bias.npy"), info.items, 1)?)
-    } else {
-        (vec![0.0; info.users], vec![0.0; info.items])
-    };
-    Ok(Model {
-        rank: info.rank,
-        bias: info.bias,
-        mu: info.mu,
-        train_mean: info.train_mean,
-        ids,
-        w,
-        h,
-        user_bias,
-        item_bias,
-    })
+    Model::load(dir).map_err(|e| Failure::Input(e.into()))
 }
 
 /// `strads mf predict`.
@@ -554,18 +402,8 @@ pub fn recommend(args: &MfRecommendArgs) -> Result<(), Failure> {
             args.model.display()
         )));
     };
-    let exclude: Vec<u32> = if args.exclude_rated {
-        let path = args.model.join("rated.txt");
-        let text = std::fs::read_to_string(&path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-        let line = text.lines().nth(row as usize).ok_or_else(|| {
-            Failure::input(format!("{}: no line {} for user '{}'", path.display(), row + 1, args.user))
-        })?;
-        line.split_whitespace()
-            .map(|t| {
-                t.parse::<u32>()
-                    .map_err(|_| Failure::input(format!("{}:{}: bad item row '{t}'", path.display(), row + 1)))
-            })
-            .collect::<Result<_, _>>()?
+    let exclude = if args.exclude_rated {
+        Model::load_rated(&args.model, row, &args.user).map_err(|e| Failure::Input(e.into()))?
     } else {
         Vec::new()
     };
@@ -606,8 +444,10 @@ pub fn generate(args: &GenMfArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.out).map_err(|e| Failure::Run(anyhow::anyhow!("{}: {e}", args.out.display())))?;
     write_ratings(&args.out, &[("ratings.tsv", &g.ratings), ("train.tsv", &train), ("test.tsv", &test)])?;
     let ids = |n: usize| (1..=n).map(|x| x.to_string()).collect::<Vec<_>>();
-    write_factor_csv(&args.out.join("true_user_factors.csv"), "user", &ids(args.users), &g.w, None, args.rank)?;
-    write_factor_csv(&args.out.join("true_item_factors.csv"), "item", &ids(args.items), &g.h, None, args.rank)?;
+    write_factor_csv(&args.out.join("true_user_factors.csv"), "user", &ids(args.users), &g.w, None, args.rank)
+        .map_err(|e| Failure::Run(e.into()))?;
+    write_factor_csv(&args.out.join("true_item_factors.csv"), "item", &ids(args.items), &g.h, None, args.rank)
+        .map_err(|e| Failure::Run(e.into()))?;
     let truth = serde_json::json!({
         "users": args.users, "items": args.items, "rank": args.rank, "density": args.density,
         "noise": args.noise, "seed": args.seed, "ratings": g.ratings.len(),
