@@ -16,6 +16,7 @@
 
 mod assignment;
 pub mod checkpoint;
+pub mod collectives;
 mod error;
 mod launch;
 mod partition;
@@ -23,6 +24,7 @@ mod program;
 
 pub use assignment::Assignment;
 pub use checkpoint::{Checkpoints, Due, InMemory, NoCheckpoints, Position, Snapshot};
+pub use collectives::{Collectives, InProcess};
 pub use error::{BoxError, EngineError};
 pub use launch::{Interruptible, Launcher, Leading, RunOptions};
 pub use partition::{balanced_ranges, shard_range};

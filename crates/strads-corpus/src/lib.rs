@@ -12,6 +12,7 @@ mod build;
 mod corpus;
 mod lines;
 mod prepared;
+mod rank_corpus;
 mod stop_words;
 mod text;
 mod tokenize;
@@ -23,6 +24,7 @@ use strads_data::DataError;
 pub use bow::parse_ldac_share;
 pub use corpus::Corpus;
 pub use prepared::{PreparedIndex, is_prepared, read_prepared_index, save_prepared};
+pub use rank_corpus::{RankCorpus, load_prepared_share};
 pub use stop_words::ENGLISH_STOP_WORDS;
 pub use tokenize::TokenizerOptions;
 

@@ -32,6 +32,9 @@ pub enum DataError {
         /// The operating system's error.
         error: std::io::Error,
     },
+    /// The ranks of a job could not exchange what they read.
+    #[error("exchanging data between ranks: {0}")]
+    Collective(strads_core::EngineError),
 }
 
 impl DataError {

@@ -15,6 +15,7 @@ mod libsvm;
 mod matrix_market;
 mod npy;
 mod output;
+mod rank_rows;
 mod share;
 mod source;
 
@@ -26,5 +27,6 @@ pub use libsvm::{IndexBase, RawRows, parse_libsvm, read_libsvm, write_libsvm};
 pub use matrix_market::{Coordinates, Triplet, read_coordinates, read_matrix_market, read_vector};
 pub use npy::{read_npy, write_npy, write_npy_from};
 pub use output::{write_atomic, write_string_atomic};
-pub use share::{LineShare, read_line_share};
+pub use rank_rows::{RankRows, WholeOn, distinct_labels, load_libsvm_share};
+pub use share::{LineShare, read_line_share, read_rank_share};
 pub use source::RowSource;

@@ -9,6 +9,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::DataError;
+use strads_core::Collectives;
 
 /// The lines of one share of a file.
 #[derive(Clone, Debug)]
@@ -60,6 +61,14 @@ pub fn read_line_share(path: &Path, rank: usize, ranks: usize) -> Result<LineSha
     read += bytes.len() as u64;
     let lines = bytes.iter().filter(|&&b| b == b'\n').count();
     Ok(LineShare { bytes, start, lines, bytes_read: read })
+}
+
+/// This rank's share of the file at `path` (see [`read_line_share`]), and the number of lines before it.
+pub fn read_rank_share(ranks: &impl Collectives, path: &Path) -> Result<(LineShare, usize), DataError> {
+    let share = read_line_share(path, ranks.rank(), ranks.ranks())?;
+    let lines: Vec<usize> = ranks.all_gather(&share.lines).map_err(DataError::Collective)?;
+    let before = lines[..ranks.rank()].iter().sum();
+    Ok((share, before))
 }
 
 #[cfg(test)]

@@ -31,6 +31,37 @@ pub trait DocumentSource: Sync {
     fn beyond_vocabulary(&self) -> Option<u32>;
 }
 
+/// The documents an MPI rank's workers own (`strads_corpus::load_prepared_share`).
+impl DocumentSource for strads_corpus::RankCorpus {
+    fn documents(&self) -> usize {
+        strads_corpus::RankCorpus::documents(self)
+    }
+
+    fn vocabulary_size(&self) -> usize {
+        strads_corpus::RankCorpus::vocabulary_size(self)
+    }
+
+    fn token_count(&self) -> usize {
+        strads_corpus::RankCorpus::token_count(self)
+    }
+
+    fn frequencies(&self) -> Vec<u64> {
+        strads_corpus::RankCorpus::frequencies(self).to_vec()
+    }
+
+    fn lengths(&self) -> Vec<u64> {
+        strads_corpus::RankCorpus::lengths(self).to_vec()
+    }
+
+    fn document(&self, d: usize) -> &[u32] {
+        strads_corpus::RankCorpus::document(self, d)
+    }
+
+    fn beyond_vocabulary(&self) -> Option<u32> {
+        None // every share was parsed against the vocabulary
+    }
+}
+
 impl DocumentSource for Corpus {
     fn documents(&self) -> usize {
         Corpus::documents(self)

@@ -14,6 +14,7 @@ mod model;
 mod params;
 mod plan;
 mod program;
+mod rank_ratings;
 pub mod ranking;
 pub mod ratings;
 pub mod reference;
@@ -28,3 +29,4 @@ pub use plan::{Factors, MfAggregator, MfScheduler, TracePoint, iteration_tasks};
 pub use program::{
     Commit, Evaluation, Mf, Partial, Shard, ShardData, Side, Task, cholesky_solve, free_slots, initial_row,
 };
+pub use rank_ratings::{RankRatings, TestSet, load_ratings, load_ratings_share};

@@ -579,6 +579,33 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
     }
 }
 
+impl strads_core::Collectives for Mpi {
+    fn rank(&self) -> usize {
+        Mpi::rank(self)
+    }
+
+    fn ranks(&self) -> usize {
+        Mpi::ranks(self)
+    }
+
+    fn all_gather<T: Serialize + DeserializeOwned>(&self, value: &T) -> Result<Vec<T>, EngineError> {
+        Mpi::all_gather(self, value)
+    }
+
+    fn exchange<T: Serialize + DeserializeOwned>(&self, outgoing: Vec<T>) -> Result<Vec<T>, EngineError> {
+        Mpi::exchange(self, outgoing)
+    }
+
+    fn all_sum(&self, values: &mut [u64]) -> Result<(), EngineError> {
+        Mpi::all_sum(self, values);
+        Ok(())
+    }
+
+    fn all_max(&self, value: u64) -> Result<u64, EngineError> {
+        Ok(Mpi::all_max(self, value))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,10 @@ impl Failure {
 
 impl From<strads_data::DataError> for Failure {
     fn from(error: strads_data::DataError) -> Self {
-        Failure::Input(error.into())
+        match error {
+            strads_data::DataError::Collective(_) => Failure::Run(error.into()),
+            _ => Failure::Input(error.into()),
+        }
     }
 }
 

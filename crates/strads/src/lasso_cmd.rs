@@ -570,14 +570,14 @@ fn load_training(path: &Path, settings: &Settings) -> Result<(Box<dyn RowSource>
         && matches!(strads_data::detect_format(path, settings.load.format)?, Format::Libsvm)
     {
         let whole = match settings.params.raw().scheduler {
-            strads_lasso::SchedulerKind::Dynamic => crate::shares::WholeOn::Leader,
-            strads_lasso::SchedulerKind::Block => crate::shares::WholeOn::Everywhere,
-            _ => crate::shares::WholeOn::Nowhere,
+            strads_lasso::SchedulerKind::Dynamic => strads_data::WholeOn::Leader,
+            strads_lasso::SchedulerKind::Block => strads_data::WholeOn::Everywhere,
+            _ => strads_data::WholeOn::Nowhere,
         };
-        let mut rows = crate::shares::load_libsvm(&mpi, path, settings.load.index_base, settings.workers, whole)?;
+        let mut rows = strads_data::load_libsvm_share(&*mpi, path, settings.load.index_base, settings.workers, whole)?;
         let labels = match settings.params.raw().loss {
             Loss::Logistic => {
-                let distinct = crate::shares::distinct_labels(&mpi, rows.labels())?;
+                let distinct = strads_data::distinct_labels(&*mpi, rows.labels())?;
                 let form = check_labels(&distinct).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
                 rows.map_labels(|y| signs(y, path))?;
                 Some(form)

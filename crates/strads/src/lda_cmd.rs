@@ -98,7 +98,7 @@ fn load_corpus(
     if let Some(mpi) = runtime::job()
         && strads_corpus::is_prepared(&args.data)
     {
-        let (shares, corpus) = crate::shares::load_prepared(&mpi, &args.data, workers)?;
+        let (shares, corpus) = strads_corpus::load_prepared_share(&*mpi, &args.data, workers)?;
         runtime::note_input_read(shares.bytes_read);
         return Ok((corpus, Some(Box::new(shares))));
     }

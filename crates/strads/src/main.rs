@@ -1,7 +1,8 @@
 //! The `strads` command: parses flags, picks the runtime, runs an application, writes its outputs.
 //!
-//! Only this crate parses arguments, talks to the terminal and chooses the runtime; the
-//! applications receive checked settings and a launcher. Exit codes: 0 on success, 1 when a run
+//! This crate holds no algorithm: it parses arguments, talks to the terminal, picks the runtime
+//! through `strads_runtime::job` and writes the outputs; the libraries load, fit, score and save,
+//! receiving checked settings and a launcher. Exit codes: 0 on success, 1 when a run
 //! fails (a worker dies, an output cannot be written), 2 on bad input or options, 3 when SIGINT or
 //! SIGTERM stopped a run after it saved a checkpoint.
 
@@ -17,8 +18,6 @@ mod mf_cmd;
 mod plot_cmd;
 mod progress;
 mod runtime;
-#[cfg(feature = "mpi")]
-mod shares;
 
 use std::process::ExitCode;
 

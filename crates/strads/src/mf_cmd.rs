@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strads_data::{DataError, write_atomic, write_string_atomic};
-use strads_mf::ratings::{Duplicates, Ids, RatingsFormat, ReadOptions, read_pairs, read_ratings, split};
+use strads_mf::ratings::{Duplicates, Ids, RatingsFormat, ReadOptions, read_pairs, split};
 use strads_mf::{
-    Algorithm, Bias, InMemory, MfFit, MfParams, Model, RatingSource, TracePoint, Trained, rated_rows, write_factor_csv,
+    Algorithm, Bias, MfFit, MfParams, Model, RatingSource, TestSet, TracePoint, Trained, rated_rows, write_factor_csv,
 };
 
 use crate::checkpoint::{self, CheckpointArgs};
@@ -152,8 +152,8 @@ fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<(Box<dyn RatingSour
         && args.test_fraction.is_none()
         && !strads_mf::ratings::is_matrix_market(&args.data, options.format)?
     {
-        let (shares, ids) = crate::shares::load_ratings(
-            &mpi,
+        let (shares, ids) = strads_mf::load_ratings_share(
+            &*mpi,
             &args.data,
             args.test.as_deref(),
             options,
@@ -163,25 +163,13 @@ fn load(args: &MfTrainArgs, options: &ReadOptions) -> Result<(Box<dyn RatingSour
         runtime::note_input_read(shares.bytes_read);
         return Ok((Box::new(shares), ids));
     }
-    let mut ids = Ids::default();
-    let read = read_ratings(&args.data, options, &mut ids)?;
+    let test = match (&args.test, args.test_fraction) {
+        (Some(path), _) => TestSet::File(path),
+        (None, Some(fraction)) => TestSet::Fraction(fraction, args.seed),
+        (None, None) => TestSet::None,
+    };
+    let (ratings, ids) = strads_mf::load_ratings(&args.data, test, options, validation(args))?;
     runtime::note_input_file(&args.data);
-    let (train, test) = match (&args.test, args.test_fraction) {
-        (Some(path), _) => {
-            let test = read_ratings(path, options, &mut ids)?;
-            (read, test)
-        }
-        (None, Some(fraction)) => split(&read, fraction, args.seed).map_err(Failure::input)?,
-        (None, None) => (read, Vec::new()),
-    };
-    let (train, held) = match validation(args) {
-        Some((fraction, seed)) if strads_mf::ratings::validation_applies(train.len(), fraction) => {
-            strads_mf::ratings::hold_out(train, fraction, seed)
-        }
-        Some(_) => (train, Vec::new()),
-        None => (train, Vec::new()),
-    };
-    let ratings = InMemory::new(train, test, ids.users.len(), ids.items.len())?.with_validation(held)?;
     Ok((Box::new(ratings), ids))
 }
 
