@@ -17,6 +17,7 @@
 
 #![warn(clippy::unwrap_used)]
 
+mod aggregator;
 mod anderson;
 mod block;
 mod cv;
@@ -28,6 +29,7 @@ mod params;
 pub mod program;
 pub mod reference;
 mod scheduler;
+mod worker;
 
 pub use cv::{CrossValidation, cross_validate, mean_std};
 pub use error::LassoError;

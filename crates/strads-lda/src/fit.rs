@@ -7,10 +7,11 @@ use strads_core::{Checkpoints, Launcher, Leading, NoCheckpoints, RunOptions, bal
 use strads_corpus::Corpus;
 
 use crate::LdaError;
+use crate::aggregator::{Gathered, LdaAggregator};
 use crate::layout::VocabularyBlocks;
 use crate::params::{CheckedParams, Mode, SamplerKind};
-use crate::plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 use crate::program::{Lda, Shard, worker_rng};
+use crate::scheduler::{LdaScheduler, TracePoint};
 
 /// The training documents, as a process of a run sees them: counts over the whole corpus, and the
 /// tokens of the documents its workers own (all of them for a [`Corpus`] in memory).

@@ -6,6 +6,7 @@
 //! samplers draw from the same conditional: SparseLDA's buckets and an O(1) alias/Metropolis-Hastings
 //! sampler. A data-parallel mode (full stale copies merged by `pull`) is the baseline to compare with.
 
+mod aggregator;
 mod error;
 pub mod eval;
 mod fit;
@@ -14,16 +15,18 @@ mod infer;
 pub mod layout;
 pub mod model;
 mod params;
-mod plan;
 mod program;
 pub mod reference;
 pub mod sampler;
+mod scheduler;
+mod worker;
 
+pub use aggregator::{Gathered, LdaAggregator};
 pub use error::LdaError;
 pub use fit::{DocumentSource, LdaFit, fit, fit_checkpointed, fit_model, memory_estimate, split_for_completion};
 pub use infer::{TopicModel, infer};
 pub use params::{
     ALIAS_FROM_TOKENS_PER_TOPIC, CheckedParams, LdaParams, Mode, SamplerKind, Sync, choose_mh_steps, choose_sampler,
 };
-pub use plan::{Gathered, LdaAggregator, LdaScheduler, TracePoint};
 pub use program::{Block, Commit, Feedback, Lda, Partial, Report, Shard, Task, TestShard, worker_rng};
+pub use scheduler::{LdaScheduler, TracePoint};

@@ -5,10 +5,11 @@ use std::ops::Range;
 use strads_core::{Checkpoints, Launcher, Leading, NoCheckpoints, RunOptions, balanced_ranges};
 
 use crate::MfError;
+use crate::aggregator::{Factors, MfAggregator};
 use crate::params::{Algorithm, Bias, CheckedParams};
-use crate::plan::{Factors, MfAggregator, MfScheduler, TracePoint};
 use crate::program::{Mf, Shard, ShardData};
 use crate::ratings::Rating;
+use crate::scheduler::{MfScheduler, TracePoint};
 
 /// A trained factorization and how it was reached.
 #[derive(Clone, Debug, PartialEq)]
