@@ -198,6 +198,7 @@ impl FileCheckpoints {
                 what: "create the checkpoint folder",
                 source,
             })?;
+            remove_stale_temporaries(dir);
         }
         let last_count = resume.as_ref().map_or(0, |s| s.iteration.unwrap_or(s.rounds));
         Ok(FileCheckpoints {
@@ -223,6 +224,19 @@ impl FileCheckpoints {
             last_count: 0,
             resume: None,
             signal: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+}
+
+/// Removes the temporary files (`.strads-*.tmp`) a run killed while saving left in `dir`: the
+/// checkpoint beside them is the last one written whole.
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(".strads-") && name.ends_with(".tmp") && entry.path().is_file() {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -414,7 +428,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let options =
             CheckpointOptions { dir: Some(dir.path().to_path_buf()), every: Every::Count(2), ..Default::default() };
+        // What a run killed while saving leaves: removed at the next start; other files stay.
+        std::fs::write(dir.path().join(".strads-Xy12.tmp"), b"half").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
         let mut store = FileCheckpoints::open(&options, "lasso", || Ok("seed: 1\n".into())).unwrap();
+        assert!(!dir.path().join(".strads-Xy12.tmp").exists() && dir.path().join("notes.txt").exists());
         assert_eq!(store.resume(), None);
         assert_eq!(store.due(Position { rounds: 1, iteration: None }), Due::No);
         assert_eq!(store.due(Position { rounds: 2, iteration: None }), Due::Save);

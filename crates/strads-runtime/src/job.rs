@@ -37,6 +37,24 @@ pub enum RuntimeError {
         /// The ranks the launcher started.
         ranks: usize,
     },
+    /// Several Slurm tasks without an MPI process-management interface: each would run alone.
+    #[error(
+        "started by srun as one of {tasks} tasks, but with no MPI process-management interface (no PMI or PMIx variables): each task would run alone and write the same outputs; launch with srun --mpi=pmix (or pmi2), or with mpirun"
+    )]
+    UnmanagedTasks {
+        /// The tasks of the Slurm step.
+        tasks: usize,
+    },
+    /// A launcher that announced another number of ranks than the MPI communicator has.
+    #[error(
+        "the launcher started {launcher} ranks, but the MPI job has {communicator}: is this strads built against the MPI library of the launcher?"
+    )]
+    SizeMismatch {
+        /// Ranks the launcher's environment announces.
+        launcher: usize,
+        /// Ranks of the MPI communicator.
+        communicator: usize,
+    },
     /// Workers per rank asked for outside an MPI job.
     #[error("--threads sets the workers per rank of an MPI job; here use --workers")]
     ThreadsOutsideJob,
@@ -91,10 +109,16 @@ pub fn note_input_read(bytes: u64) {
 /// rank asked for (only an MPI job takes one).
 pub fn start(threads: Option<usize>) -> Result<(), RuntimeError> {
     THREADS.set(threads);
+    if let Some(tasks) = crate::unmanaged_slurm_tasks_in(|name| std::env::var(name).ok()) {
+        return Err(RuntimeError::UnmanagedTasks { tasks });
+    }
     let launched = crate::launched_ranks();
     #[cfg(feature = "mpi")]
-    if launched.is_some() {
+    if let Some(launcher) = launched {
         let mpi = Mpi::init()?;
+        if mpi.ranks() != launcher {
+            return Err(RuntimeError::SizeMismatch { launcher, communicator: mpi.ranks() });
+        }
         MPI.with_borrow_mut(|slot| *slot = Some(Rc::new(mpi)));
         return Ok(());
     }
@@ -324,6 +348,28 @@ mod tests {
         assert!(matches!(spread(4, Some(2), 3), Err(RuntimeError::WorkersAndThreads { .. })));
         assert!(matches!(spread(1, Some(0), 3), Err(RuntimeError::ZeroThreads)));
         assert_eq!(spread(1, None, 1).ok(), Some(1));
+    }
+
+    #[test]
+    fn launchers_are_read_from_the_environment_and_unmanaged_slurm_tasks_refused() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        assert_eq!(crate::launched_ranks_in(env(&[("OMPI_COMM_WORLD_SIZE", "3")])), Some(3));
+        assert_eq!(crate::launched_ranks_in(env(&[("PMI_SIZE", "4")])), Some(4));
+        let pmix = env(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "5"), ("SLURM_NTASKS", "5")]);
+        assert_eq!(crate::launched_ranks_in(pmix), Some(5));
+        assert_eq!(crate::unmanaged_slurm_tasks_in(pmix), None);
+        assert_eq!(crate::launched_ranks_in(env(&[])), None);
+        assert_eq!(crate::unmanaged_slurm_tasks_in(env(&[("SLURM_STEP_NUM_TASKS", "4")])), Some(4));
+        assert_eq!(crate::unmanaged_slurm_tasks_in(env(&[("SLURM_STEP_ID", "0"), ("SLURM_NTASKS", "3")])), Some(3));
+        assert_eq!(crate::unmanaged_slurm_tasks_in(env(&[("SLURM_STEP_NUM_TASKS", "1")])), None);
+        let managed = env(&[("SLURM_STEP_NUM_TASKS", "2"), ("PMI_SIZE", "2")]);
+        assert_eq!(crate::unmanaged_slurm_tasks_in(managed), None);
+        // A batch script of an allocation of 4 tasks is one process, not 4.
+        assert_eq!(crate::unmanaged_slurm_tasks_in(env(&[("SLURM_NTASKS", "4")])), None);
+        let batch = env(&[("SLURM_STEP_ID", "4294967294"), ("SLURM_NTASKS", "4")]);
+        assert_eq!(crate::unmanaged_slurm_tasks_in(batch), None);
     }
 
     #[test]
