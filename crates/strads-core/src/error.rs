@@ -62,3 +62,21 @@ pub enum EngineError {
         rounds: u64,
     },
 }
+
+/// A setting outside its range, or settings that do not go together: which parameter (by its
+/// field name in the application's parameters), and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    /// The parameter at fault (the first one, when several do not go together).
+    pub parameter: &'static str,
+    /// What is wrong, with the value given.
+    pub message: String,
+}
+
+impl ParamError {
+    /// `parameter` is wrong as `message` says.
+    pub fn new(parameter: &'static str, message: impl Into<String>) -> Self {
+        ParamError { parameter, message: message.into() }
+    }
+}

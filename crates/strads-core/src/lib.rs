@@ -25,7 +25,7 @@ mod program;
 pub use assignment::Assignment;
 pub use checkpoint::{Checkpoints, Due, InMemory, NoCheckpoints, Position, Snapshot};
 pub use collectives::{Collectives, InProcess};
-pub use error::{BoxError, EngineError};
+pub use error::{BoxError, EngineError, ParamError};
 pub use launch::{Interruptible, Launcher, Leading, RunOptions};
 pub use partition::{balanced_ranges, shard_range};
 pub use program::{Aggregator, Decision, Message, Plan, Program, Pulled, Round, Scheduler, Slot, Worker, WorkerId};

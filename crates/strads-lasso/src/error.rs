@@ -3,9 +3,10 @@
 /// Why a Lasso fit could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum LassoError {
-    /// A parameter is out of its range; the message names it and the range.
+    /// A parameter is out of its range, or settings do not go together; the error names the
+    /// parameter, and its message the range.
     #[error("invalid parameter: {0}")]
-    Params(String),
+    Params(strads_core::ParamError),
     /// The data cannot be fitted (no rows, labels of the wrong length).
     #[error("invalid data: {0}")]
     Data(String),

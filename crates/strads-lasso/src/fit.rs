@@ -180,10 +180,8 @@ pub fn fit_checkpointed<L: Launcher>(
     if let Some(start) = &raw.warm_start
         && start.coefficients.len() != features
     {
-        return Err(LassoError::Params(format!(
-            "the warm start has {} coefficients for {features} features",
-            start.coefficients.len()
-        )));
+        let message = format!("the warm start has {} coefficients for {features} features", start.coefficients.len());
+        return Err(LassoError::Params(strads_core::ParamError::new("warm_start", message)));
     }
     if let Some(limit) = raw.max_memory {
         let needed =

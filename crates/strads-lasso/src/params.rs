@@ -31,6 +31,7 @@
 //! | `seed` | 0 | seed of the scheduler's sampling | |
 //! | `max_memory` | none | refuse a run whose estimated memory (model, worker columns, scheduler) exceeds this many bytes | `>= 1` |
 
+use strads_core::ParamError;
 use strads_engine::CandidateOrder;
 
 use crate::LassoError;
@@ -264,99 +265,118 @@ impl LassoParams {
 
     /// Checks every setting once; nothing downstream checks again.
     pub fn check(self) -> Result<CheckedParams, LassoError> {
-        let bad = |message: String| Err(LassoError::Params(message));
+        let bad =
+            |parameter: &'static str, message: String| Err(LassoError::Params(ParamError::new(parameter, message)));
         if let Some(start) = &self.warm_start {
             if self.path.is_some() {
-                return bad("a warm start and a path do not go together: a path starts from zero at its top".into());
+                return bad(
+                    "warm_start",
+                    "a warm start and a path do not go together: a path starts from zero at its top".into(),
+                );
             }
             if let Some((j, v)) = start.coefficients.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-                return bad(format!("the warm start's coefficient {j} is {v}, not a finite number"));
+                return bad("warm_start", format!("the warm start's coefficient {j} is {v}, not a finite number"));
             }
             if !start.intercept.is_finite() {
-                return bad(format!("the warm start's intercept is {}, not a finite number", start.intercept));
+                return bad(
+                    "warm_start",
+                    format!("the warm start's intercept is {}, not a finite number", start.intercept),
+                );
             }
             if self.positive
                 && let Some((j, v)) = start.coefficients.iter().enumerate().find(|(_, v)| **v < 0.0)
             {
-                return bad(format!("the warm start's coefficient {j} is {v}, but positive asks for every one >= 0"));
+                return bad(
+                    "warm_start",
+                    format!("the warm start's coefficient {j} is {v}, but positive asks for every one >= 0"),
+                );
             }
         }
         match self.lambda {
-            Lambda::Value(l) if !(l.is_finite() && l > 0.0) => return bad(format!("lambda must be > 0, got {l}")),
+            Lambda::Value(l) if !(l.is_finite() && l > 0.0) => {
+                return bad("lambda", format!("lambda must be > 0, got {l}"));
+            }
             Lambda::Ratio(r) if !(r.is_finite() && r > 0.0 && r <= 1.0) => {
-                return bad(format!("lambda ratio must be in (0, 1], got {r}"));
+                return bad("lambda", format!("lambda ratio must be in (0, 1], got {r}"));
             }
             _ => {}
         }
         if !(self.l1_ratio.is_finite() && self.l1_ratio > 0.0 && self.l1_ratio <= 1.0) {
-            return bad(format!("l1-ratio must be in (0, 1], got {}", self.l1_ratio));
+            return bad("l1_ratio", format!("l1-ratio must be in (0, 1], got {}", self.l1_ratio));
         }
         if let Some(top) = self.path_top
             && !(top.is_finite() && top > 0.0)
         {
-            return bad(format!("the top of a path must be > 0, got {top}"));
+            return bad("path_top", format!("the top of a path must be > 0, got {top}"));
         }
         let anderson_asked = self.anderson.is_some_and(|k| k > 0);
         let block = self.scheduler == SchedulerKind::Block;
         if anderson_asked && !block && (self.loss != Loss::Squared || self.l1_ratio < 1.0) {
-            return bad("Anderson extrapolation is implemented for the Lasso only (squared loss, l1-ratio 1)".into());
+            return bad(
+                "anderson",
+                "Anderson extrapolation is implemented for the Lasso only (squared loss, l1-ratio 1)".into(),
+            );
         }
         if self.screening == Some(true) && self.loss == Loss::Logistic && (self.intercept || self.l1_ratio < 1.0) {
             return bad(
+                "screening",
                 "gap-safe screening of the logistic loss is implemented for l1-ratio 1 without an intercept only"
                     .into(),
             );
         }
         if self.set_size == Some(0) {
-            return bad("set size must be at least 1".into());
+            return bad("set_size", "set size must be at least 1".into());
         }
         if self.scheduler == SchedulerKind::Sequential && self.set_size.is_some_and(|l| l != 1) {
-            return bad(format!(
-                "the sequential scheduler updates one coordinate per round, got a set size of {}",
-                self.set_size.unwrap_or(1)
-            ));
+            return bad(
+                "set_size",
+                format!(
+                    "the sequential scheduler updates one coordinate per round, got a set size of {}",
+                    self.set_size.unwrap_or(1)
+                ),
+            );
         }
         if let (Some(l), Some(c)) = (self.set_size, self.candidates)
             && c < l
         {
-            return bad(format!("candidates ({c}) must be at least the set size ({l})"));
+            return bad("candidates", format!("candidates ({c}) must be at least the set size ({l})"));
         }
         if self.candidates == Some(0) {
-            return bad("candidates must be at least 1".into());
+            return bad("candidates", "candidates must be at least 1".into());
         }
         if !(self.rho > 0.0 && self.rho <= 1.0) {
-            return bad(format!("rho must be in (0, 1], got {}", self.rho));
+            return bad("rho", format!("rho must be in (0, 1], got {}", self.rho));
         }
         match self.priority {
             PriorityRule::Absolute { base_fraction: b } if !(b.is_finite() && b > 0.0) => {
-                return bad(format!("the priority base fraction must be > 0, got {b}"));
+                return bad("priority", format!("the priority base fraction must be > 0, got {b}"));
             }
             PriorityRule::Squared { eta } if !(eta.is_finite() && eta > 0.0) => {
-                return bad(format!("eta must be > 0, got {eta}"));
+                return bad("priority", format!("eta must be > 0, got {eta}"));
             }
             _ => {}
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return bad(format!("tol must be >= 0, got {}", self.tol));
+            return bad("tol", format!("tol must be >= 0, got {}", self.tol));
         }
         if let Some(t) = self.coef_tol
             && !(t.is_finite() && t >= 0.0)
         {
-            return bad(format!("coef-tol must be >= 0, got {t}"));
+            return bad("coef_tol", format!("coef-tol must be >= 0, got {t}"));
         }
         if self.path.is_some_and(|n| n < 2) {
-            return bad("a path needs at least 2 lambda values".into());
+            return bad("path", "a path needs at least 2 lambda values".into());
         }
         if self.max_rounds == Some(0) {
-            return bad("max rounds must be at least 1".into());
+            return bad("max_rounds", "max rounds must be at least 1".into());
         }
         if let Some(s) = self.max_seconds
             && !(s.is_finite() && s > 0.0)
         {
-            return bad(format!("max seconds must be > 0, got {s}"));
+            return bad("max_seconds", format!("max seconds must be > 0, got {s}"));
         }
         if self.gap_every == GapEvery::Rounds(0) {
-            return bad("gap-every must be at least 1 round".into());
+            return bad("gap_every", "gap-every must be at least 1 round".into());
         }
         // The gap-safe test needs the dual of the whole problem: off by default where it is not implemented.
         let screenable = self.loss == Loss::Squared || (self.l1_ratio >= 1.0 && !self.intercept);
@@ -370,7 +390,7 @@ impl LassoParams {
         let anderson = match self.anderson {
             None if block => Some(5),
             None | Some(0) => None,
-            Some(k) if k > 64 => return bad(format!("anderson memory must be at most 64, got {k}")),
+            Some(k) if k > 64 => return bad("anderson", format!("anderson memory must be at most 64, got {k}")),
             Some(k) => Some(k),
         };
         Ok(CheckedParams { screening, working_set, anderson, raw: self })

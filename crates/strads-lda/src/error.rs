@@ -5,7 +5,7 @@
 pub enum LdaError {
     /// A parameter is out of its range; the message names it and the range.
     #[error("invalid parameter: {0}")]
-    Params(String),
+    Params(strads_core::ParamError),
     /// The corpus cannot be trained on (no token, fewer documents than workers).
     #[error("invalid corpus: {0}")]
     Data(String),

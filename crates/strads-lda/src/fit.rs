@@ -225,17 +225,20 @@ pub fn fit_checkpointed<L: Launcher>(
 ) -> Result<Option<LdaFit>, LdaError> {
     let workers = launcher.workers();
     if workers != params.workers {
-        return Err(LdaError::Params(format!(
-            "parameters were checked for {} workers, the launcher has {workers}",
-            params.workers
+        return Err(LdaError::Params(strads_core::ParamError::new(
+            "workers",
+            format!("parameters were checked for {} workers, the launcher has {workers}", params.workers),
         )));
     }
     check_corpus(corpus, test, workers)?;
     if params.blocks > corpus.vocabulary_size().max(workers) {
-        return Err(LdaError::Params(format!(
-            "blocks (U = {}) must be at most the vocabulary size ({}) or the number of workers",
-            params.blocks,
-            corpus.vocabulary_size()
+        return Err(LdaError::Params(strads_core::ParamError::new(
+            "blocks",
+            format!(
+                "blocks (U = {}) must be at most the vocabulary size ({}) or the number of workers",
+                params.blocks,
+                corpus.vocabulary_size()
+            ),
         )));
     }
     let lengths = corpus.lengths();

@@ -18,6 +18,8 @@
 //! | `optimize_alpha` | 10 | every this many iterations, move the symmetric `alpha` by one step of Minka's fixed point (as tomotopy's `optim_interval`, for a symmetric prior; `None`: `alpha` stays fixed) | `>= 1` |
 //! | `verify` | off | after every iteration, gather all counts and check their invariants (slow; for tests) | |
 
+use strads_core::ParamError;
+
 use crate::LdaError;
 
 /// Which conditional sampler draws a token's topic.
@@ -223,39 +225,42 @@ impl CheckedParams {
 impl LdaParams {
     /// Checks every setting for a run on `workers` workers.
     pub fn check(&self, workers: usize) -> Result<CheckedParams, LdaError> {
-        let bad = |m: String| Err(LdaError::Params(m));
+        let bad = |parameter: &'static str, m: String| Err(LdaError::Params(ParamError::new(parameter, m)));
         if !(1..=65535).contains(&self.topics) {
-            return bad(format!("topics must be in 1..=65535, got {}", self.topics));
+            return bad("topics", format!("topics must be in 1..=65535, got {}", self.topics));
         }
         let alpha = self.alpha.unwrap_or(50.0 / self.topics as f64);
         if !(alpha.is_finite() && alpha > 0.0) {
-            return bad(format!("alpha must be a positive number, got {alpha}"));
+            return bad("alpha", format!("alpha must be a positive number, got {alpha}"));
         }
         if !(self.beta.is_finite() && self.beta > 0.0) {
-            return bad(format!("beta must be a positive number, got {}", self.beta));
+            return bad("beta", format!("beta must be a positive number, got {}", self.beta));
         }
         if self.iterations == 0 {
-            return bad("iterations must be at least 1".into());
+            return bad("iterations", "iterations must be at least 1".into());
         }
         let mh_steps = self.mh_steps.unwrap_or_else(|| choose_mh_steps(self.topics));
         if !(1..=16).contains(&mh_steps) {
-            return bad(format!("mh-steps must be in 1..=16, got {mh_steps}"));
+            return bad("mh_steps", format!("mh-steps must be in 1..=16, got {mh_steps}"));
         }
         if workers == 0 {
-            return bad("workers must be at least 1".into());
+            return bad("workers", "workers must be at least 1".into());
         }
         let blocks = self.blocks.unwrap_or(workers);
         if blocks < workers {
-            return bad(format!("blocks (U = {blocks}) must be at least the number of workers ({workers})"));
+            return bad("blocks", format!("blocks (U = {blocks}) must be at least the number of workers ({workers})"));
         }
         if self.eval_every == 0 || self.test_every == Some(0) {
-            return bad("eval-every and test-every must be at least 1".into());
+            return bad("eval_every", "eval-every and test-every must be at least 1".into());
         }
         if self.fold_in_sweeps == 0 {
-            return bad("fold-in sweeps must be at least 1".into());
+            return bad("fold_in_sweeps", "fold-in sweeps must be at least 1".into());
         }
         if self.optimize_alpha == Some(0) {
-            return bad("optimize-alpha must be at least 1 (iterations between two re-estimations)".into());
+            return bad(
+                "optimize_alpha",
+                "optimize-alpha must be at least 1 (iterations between two re-estimations)".into(),
+            );
         }
         Ok(CheckedParams {
             topics: self.topics,

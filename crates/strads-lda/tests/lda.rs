@@ -342,15 +342,18 @@ fn held_out_perplexity_improves_with_training() {
 #[test]
 fn bad_parameters_are_refused() {
     let bad = [
-        LdaParams { topics: 0, ..LdaParams::default() },
-        LdaParams { alpha: Some(-1.0), ..LdaParams::default() },
-        LdaParams { beta: f64::NAN, ..LdaParams::default() },
-        LdaParams { blocks: Some(1), ..LdaParams::default() },
-        LdaParams { mh_steps: Some(0), ..LdaParams::default() },
-        LdaParams { optimize_alpha: Some(0), ..LdaParams::default() },
+        (LdaParams { topics: 0, ..LdaParams::default() }, "topics"),
+        (LdaParams { alpha: Some(-1.0), ..LdaParams::default() }, "alpha"),
+        (LdaParams { beta: f64::NAN, ..LdaParams::default() }, "beta"),
+        (LdaParams { blocks: Some(1), ..LdaParams::default() }, "blocks"),
+        (LdaParams { mh_steps: Some(0), ..LdaParams::default() }, "mh_steps"),
+        (LdaParams { optimize_alpha: Some(0), ..LdaParams::default() }, "optimize_alpha"),
     ];
-    for params in bad {
-        assert!(params.check(2).is_err(), "{params:?}");
+    for (params, parameter) in bad {
+        match params.check(2) {
+            Err(strads_lda::LdaError::Params(error)) => assert_eq!(error.parameter, parameter, "{error}"),
+            other => panic!("{params:?}: {other:?}"),
+        }
     }
     let (corpus, _) = small_corpus(1);
     let few = Corpus { offsets: corpus.offsets[..2].to_vec(), ids: vec![0], ..corpus.clone() };

@@ -5,7 +5,7 @@
 pub enum MfError {
     /// A parameter is out of range.
     #[error("invalid parameter: {0}")]
-    Params(String),
+    Params(strads_core::ParamError),
     /// The ratings cannot be factorized as given.
     #[error("invalid ratings: {0}")]
     Data(String),

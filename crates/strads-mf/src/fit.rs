@@ -310,9 +310,9 @@ pub fn fit_source<L: Launcher>(
 ) -> Result<Option<MfFit>, MfError> {
     let workers = launcher.workers();
     if workers != params.workers {
-        return Err(MfError::Params(format!(
-            "parameters were checked for {} workers, the launcher has {workers}",
-            params.workers
+        return Err(MfError::Params(strads_core::ParamError::new(
+            "workers",
+            format!("parameters were checked for {} workers, the launcher has {workers}", params.workers),
         )));
     }
     let totals = source.totals();

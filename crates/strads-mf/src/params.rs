@@ -1,6 +1,7 @@
 //! Settings of a factorization as the user gives them, and the checked form the program runs with.
 
 use serde::{Deserialize, Serialize};
+use strads_core::ParamError;
 
 /// How a half-iteration updates the rows of one factor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,50 +256,57 @@ impl CheckedParams {
 
 impl MfParams {
     /// Checks every setting for `workers` workers.
-    pub fn check(&self, workers: usize) -> Result<CheckedParams, String> {
+    pub fn check(&self, workers: usize) -> Result<CheckedParams, ParamError> {
+        let bad = |parameter: &'static str, message: String| Err(ParamError::new(parameter, message));
         if workers == 0 {
-            return Err("workers must be at least 1".into());
+            return bad("workers", "workers must be at least 1".into());
         }
         if self.rank == 0 || self.rank > 100_000 {
-            return Err(format!("rank must be in 1..=100000, got {}", self.rank));
+            return bad("rank", format!("rank must be in 1..=100000, got {}", self.rank));
         }
         if let Some(lambda) = self.lambda
             && !(lambda.is_finite() && lambda >= 0.0)
         {
-            return Err(format!("lambda must be a finite number >= 0, got {lambda}"));
+            return bad("lambda", format!("lambda must be a finite number >= 0, got {lambda}"));
         }
         if self.iterations == 0 {
-            return Err("iterations must be at least 1".into());
+            return bad("iterations", "iterations must be at least 1".into());
         }
         if self.inner_iterations == 0 {
-            return Err("inner iterations must be at least 1".into());
+            return bad("inner_iterations", "inner iterations must be at least 1".into());
         }
         if let Some(scale) = self.init_scale
             && !(scale.is_finite() && scale > 0.0)
         {
-            return Err(format!("the initial scale must be a finite number > 0, got {scale}"));
+            return bad("init_scale", format!("the initial scale must be a finite number > 0, got {scale}"));
         }
         if !(self.tol.is_finite() && (0.0..1.0).contains(&self.tol)) {
-            return Err(format!("the tolerance must be in [0, 1), got {}", self.tol));
+            return bad("tol", format!("the tolerance must be in [0, 1), got {}", self.tol));
         }
         if self.eval_every == 0 {
-            return Err("eval-every must be at least 1".into());
+            return bad("eval_every", "eval-every must be at least 1".into());
         }
         if let Some(implicit) = self.implicit {
             if !(implicit.alpha.is_finite() && implicit.alpha > 0.0) {
-                return Err(format!("alpha must be a finite number > 0, got {}", implicit.alpha));
+                return bad("implicit", format!("alpha must be a finite number > 0, got {}", implicit.alpha));
             }
             if self.algorithm == Algorithm::Ccdpp {
-                return Err("implicit feedback is trained by ALS or row-wise CCD (--algorithm als or ccd), \
+                return bad(
+                    "algorithm",
+                    "implicit feedback is trained by ALS or row-wise CCD (--algorithm als or ccd), \
                             not CCD++"
-                    .into());
+                        .into(),
+                );
             }
             if self.bias != Bias::None {
-                return Err(format!(
-                    "implicit feedback fits preferences of 0 and 1 without offsets: --bias {} does not apply \
+                return bad(
+                    "bias",
+                    format!(
+                        "implicit feedback fits preferences of 0 and 1 without offsets: --bias {} does not apply \
                      (use --bias none)",
-                    self.bias.name()
-                ));
+                        self.bias.name()
+                    ),
+                );
             }
         }
         Ok(CheckedParams {

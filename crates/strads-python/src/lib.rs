@@ -314,7 +314,7 @@ fn fit_mf(
 ) -> PyResult<Py<PyDict>> {
     use strads_mf::ratings::{Rating, hold_out, validation_applies};
     let (params, validation) = mf_params(&settings)?;
-    let checked = params.check(settings.n_workers).map_err(PyValueError::new_err)?;
+    let checked = params.check(settings.n_workers).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let ratings: Vec<Rating> = users
         .as_array()
         .iter()
