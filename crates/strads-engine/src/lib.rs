@@ -7,12 +7,14 @@
 //! no scheduler state; the dynamic engine ([`DynamicScheduler`]) samples parameters by priority
 //! and filters them through an application's [`Dependency`] score.
 //!
-//! This crate starts no threads and does no IO: transports live in `strads-runtime`.
+//! This crate starts no threads and does no IO: transports that do live in `strads-runtime`. Its
+//! own launcher, [`Inline`], runs every worker on the calling thread, one after another.
 
 #![warn(clippy::unwrap_used)]
 
 mod driver;
 mod dynamic;
+mod inline;
 mod static_plan;
 mod sumtree;
 mod transport;
@@ -21,6 +23,7 @@ pub use driver::{RunStats, drive, drive_checkpointed};
 pub use dynamic::{
     CandidateOrder, Dependency, DynamicConfig, DynamicScheduler, NoDependency, ParamId, Priority, SelectStats,
 };
+pub use inline::Inline;
 pub use static_plan::{Rotation, RoundRobin};
 pub use sumtree::SumTree;
 pub use transport::{Transport, push_on};

@@ -462,3 +462,14 @@ pub fn human_bytes(bytes: u64) -> String {
         format!("{bytes} B")
     }
 }
+
+impl crate::LassoParams {
+    /// Checks these settings and fits `data` with them on the calling thread, with the model's
+    /// trace unobserved: a Lasso from Rust in one line,
+    /// `LassoParams::new(Lambda::Ratio(0.01)).fit(&data)?`. For several workers, progress or a
+    /// cluster, use [`fit_model`] or [`fit`] with a launcher.
+    pub fn fit(&self, data: &(impl RowSource + ?Sized)) -> Result<LassoFit, LassoError> {
+        let checked = self.clone().check()?;
+        fit_model(data, &checked, &strads_engine::Inline::new(1)?, &mut |_| {})
+    }
+}

@@ -537,3 +537,30 @@ fn cross_validation_scores_each_fold_and_picks_the_least_mean_held_out_error() {
     });
     assert!(matches!(too_many, Err(strads_lasso::LassoError::Folds { .. })));
 }
+
+/// The inline launcher (every worker on the calling thread) gives the threaded runtime's model bit
+/// for bit for the same number of workers, pipelined rounds included, and `LassoParams::fit` is
+/// the one-worker fit.
+#[test]
+fn inline_runs_give_the_threaded_model_bit_for_bit() {
+    let data = problem(0.5, 4);
+    let lambda = lambda_max(&data, true) / 10.0;
+    for scheduler in [SchedulerKind::Block, SchedulerKind::Dynamic, SchedulerKind::Cyclic] {
+        for workers in [1, 3] {
+            let mut p = params(scheduler, lambda, true);
+            p.pipeline_depth = if scheduler == SchedulerKind::Cyclic { 2 } else { 0 };
+            let checked = p.clone().check().unwrap();
+            let threads = run(&data, p, workers);
+            let inline =
+                strads_lasso::fit_model(&data, &checked, &strads_engine::Inline::new(workers).unwrap(), &mut |_| {})
+                    .unwrap();
+            let label = format!("{} P={workers}", scheduler.name());
+            assert_eq!(inline.beta, threads.beta, "{label}");
+            assert_eq!((inline.intercept, inline.rounds), (threads.intercept, threads.rounds), "{label}");
+        }
+    }
+    let p = params(SchedulerKind::Block, lambda, true);
+    let one = run(&data, p.clone(), 1);
+    let convenient = p.fit(&data).unwrap();
+    assert_eq!((convenient.beta, convenient.intercept), (one.beta, one.intercept));
+}

@@ -324,3 +324,12 @@ pub fn memory_estimate(
         .saturating_add(doc_topic)
         .saturating_add(v.saturating_mul(k).saturating_mul(4).saturating_mul(copies))
 }
+
+impl crate::LdaParams {
+    /// Checks these settings and fits `corpus` with them on the calling thread (one worker), with
+    /// the trace unobserved. For several workers, a held-out corpus or progress, use [`fit_model`].
+    pub fn fit(&self, corpus: &(impl DocumentSource + ?Sized)) -> Result<LdaFit, LdaError> {
+        let checked = self.check(1)?;
+        fit_model(corpus, None, &checked, &strads_engine::Inline::new(1)?, &mut |_| {})
+    }
+}

@@ -494,3 +494,24 @@ fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
     assert!(error.contains("vocab.txt") && error.contains("2 words, model.json says 40"), "{error}");
     assert!(load(&dir.path().join("none")).unwrap_err().to_string().contains("model.json"));
 }
+
+/// The inline launcher (every worker on the calling thread, blocks passed around the ring in
+/// place) gives the threaded runtime's model bit for bit in every mode, and `LdaParams::fit` is the
+/// one-worker fit.
+#[test]
+fn inline_runs_give_the_threaded_model_bit_for_bit() {
+    let (corpus, _) = small_corpus(21);
+    for (mode, sampler) in MODES {
+        let params =
+            LdaParams { topics: 5, iterations: 4, mode, sampler: Some(sampler), seed: 2, ..LdaParams::default() };
+        let threads = run(&corpus, None, &params, 3);
+        let checked = params.check(3).unwrap();
+        let inline =
+            strads_lda::fit_model(&corpus, None, &checked, &strads_engine::Inline::new(3).unwrap(), &mut |_| {})
+                .unwrap();
+        assert_eq!(inline.counts, threads.counts, "{mode:?} {sampler:?}");
+        assert_eq!(inline.trace[0].log_likelihood_per_token, threads.trace[0].log_likelihood_per_token);
+    }
+    let params = LdaParams { topics: 5, iterations: 3, seed: 4, ..LdaParams::default() };
+    assert_eq!(params.fit(&corpus).unwrap().counts, run(&corpus, None, &params, 1).counts);
+}

@@ -421,3 +421,13 @@ pub fn memory_estimate(
         .saturating_add(rows.saturating_mul(d).saturating_mul(16))
         .saturating_add(replicated.saturating_mul(w))
 }
+
+impl crate::MfParams {
+    /// Checks these settings and factorizes `source` (for example [`InMemory`] ratings) on the
+    /// calling thread (one worker), with the trace unobserved. For several workers or progress, use
+    /// [`fit_model`].
+    pub fn fit(&self, source: &(impl RatingSource + ?Sized)) -> Result<MfFit, MfError> {
+        let checked = self.check(1).map_err(MfError::Params)?;
+        fit_model(source, &checked, &strads_engine::Inline::new(1)?, &mut |_| {})
+    }
+}

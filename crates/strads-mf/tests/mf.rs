@@ -458,3 +458,38 @@ fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
     assert!(error.contains("user_factors.npy") && error.contains("model.json says"), "{error}");
     assert!(Model::load(&dir.path().join("nothing")).unwrap_err().to_string().contains("model.json"));
 }
+
+/// The inline launcher (every worker on the calling thread) gives the threaded runtime's factors
+/// bit for bit for every algorithm, and `MfParams::fit` is the one-worker fit.
+#[test]
+fn inline_runs_give_the_threaded_model_bit_for_bit() {
+    let p = problem(30, 20, 3, 0.3, 0.1, 9);
+    for algorithm in ALGORITHMS {
+        let checked = params(algorithm, Bias::Full, true, 3, 3);
+        let threads = run(&p, &checked).0;
+        let ratings = strads_mf::InMemory::new(&p.train[..], &p.test[..], p.users, p.items).unwrap();
+        let inline =
+            strads_mf::fit_model(&ratings, &checked, &strads_engine::Inline::new(3).unwrap(), &mut |_| {}).unwrap();
+        assert_eq!(inline.factors, threads.factors, "{algorithm:?}");
+    }
+    let one = params(Algorithm::Ccdpp, Bias::Full, true, 3, 1);
+    let raw = MfParams {
+        algorithm: one.algorithm,
+        rank: one.rank,
+        lambda: one.lambda,
+        weighted_lambda: one.weighted_lambda,
+        bias: one.bias,
+        iterations: one.iterations,
+        inner_iterations: one.inner_iterations,
+        seed: one.seed,
+        init_scale: one.init_scale,
+        patience: one.patience,
+        tol: one.tol,
+        eval_every: one.eval_every,
+        trace_half_steps: one.trace_half_steps,
+        implicit: one.implicit,
+        cg_steps: one.cg_steps,
+    };
+    let ratings = strads_mf::InMemory::new(&p.train[..], &p.test[..], p.users, p.items).unwrap();
+    assert_eq!(raw.fit(&ratings).unwrap().factors, run(&p, &one).0.factors);
+}
