@@ -619,7 +619,11 @@ fn command(args: &LassoArgs, loss: Loss, update: LogisticUpdate, label: &str) ->
     let path = &args.data.data;
     let loading = Progress::phase(label, args.quiet, &format!("loading {}", path.display()));
     let (data, labels) = load_training(path, &settings)?;
-    let test = args.test.as_deref().map(|p| load_labelled(p, &settings)).transpose()?;
+    // Only the leader scores the test set: the other ranks of an MPI job never read it.
+    let test = match args.test.as_deref() {
+        Some(p) if runtime::is_leader() => Some(load_labelled(p, &settings)?),
+        _ => None,
+    };
     loading.finish();
     let loading_seconds = started.elapsed().as_secs_f64();
     let mut checkpoints = checkpoint::open(&args.checkpoints, label, || {
