@@ -65,6 +65,18 @@ fn run(p: &Problem, params: &CheckedParams) -> (MfFit, Vec<TracePoint>) {
     (fit, seen)
 }
 
+/// Ids `u0, u1, ...` and `i0, i1, ...` for the problem's users and items.
+fn ids_of(p: &Problem) -> Ids {
+    let mut ids = Ids::default();
+    for u in 0..p.users {
+        ids.user(&format!("u{u}"));
+    }
+    for i in 0..p.items {
+        ids.item(&format!("i{i}"));
+    }
+    ids
+}
+
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
@@ -203,13 +215,7 @@ fn a_generated_low_rank_matrix_is_recovered_to_the_noise_level() {
 #[test]
 fn cold_users_and_items_get_the_fallback_and_the_model_predicts_as_training_evaluated() {
     let p = problem(40, 30, 3, 0.35, 0.1, 4);
-    let mut ids = Ids::default();
-    for u in 0..p.users {
-        ids.user(&format!("u{u}"));
-    }
-    for i in 0..p.items {
-        ids.item(&format!("i{i}"));
-    }
+    let ids = ids_of(&p);
     for algorithm in ALGORITHMS {
         for bias in [Bias::None, Bias::Global, Bias::Full] {
             let (fit, _) = run(&p, &params(algorithm, bias, false, 5, 2));
@@ -419,13 +425,7 @@ fn a_converged_run_stops_where_the_objective_stalls_with_the_model_of_that_itera
 #[test]
 fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
     let p = problem(25, 15, 3, 0.4, 0.1, 8);
-    let mut ids = Ids::default();
-    for u in 0..p.users {
-        ids.user(&format!("u{u}"));
-    }
-    for i in 0..p.items {
-        ids.item(&format!("i{i}"));
-    }
+    let ids = ids_of(&p);
     let dir = tempfile::tempdir().unwrap();
     for bias in [Bias::None, Bias::Full] {
         let (fit, _) = run(&p, &params(Algorithm::Ccdpp, bias, true, 3, 2));
