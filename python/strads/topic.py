@@ -302,8 +302,10 @@ def default_workers(tokens, documents):
 def documents_from_counts(X):
     """Each row of a documents x words count matrix as word ids, each repeated by its count."""
     X = sp.csr_matrix(X)
-    if X.nnz and (X.data.min() < 0 or not np.all(X.data == np.round(X.data))):
-        raise ValueError("LDA needs counts: non-negative integers")
+    if X.nnz and X.data.min() < 0:
+        raise ValueError("Negative values in data: LDA needs counts, non-negative integers")
+    if X.nnz and not np.all(X.data == np.round(X.data)):
+        raise ValueError("LDA needs counts: non-negative integers (a Gibbs sampler draws a topic per token)")
     counts = X.data.astype(np.int64)
     return [
         np.repeat(X.indices[X.indptr[d] : X.indptr[d + 1]], counts[X.indptr[d] : X.indptr[d + 1]]).astype(np.uint32)

@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import strads
 from strads.decomposition import LatentDirichletAllocation
@@ -122,3 +123,46 @@ def test_scikit_learn_shape_on_a_count_matrix():
     assert pipeline.fit_transform(texts).shape == (len(texts), TOPICS)
     with pytest.raises(ValueError, match="counts"):
         LatentDirichletAllocation().fit(sp.csr_matrix(np.array([[0.5, 1.0]])))
+
+
+# These checks fit on random non-negative floats, which a Gibbs sampler cannot take: it draws one
+# topic per token, so the estimator accepts counts (non-negative integers) only and says so.
+NON_INTEGER_DATA = "fits random non-negative floats; LDA by Gibbs sampling takes counts (non-negative integers)"
+_CHECKS_ON_FLOATS = [
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_dtype_object",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag",
+    "check_estimators_dtypes",
+    "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf",
+    "check_estimators_overwrite_params",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_1feature",
+    "check_fit2d_1sample",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_fit_score_takes_y",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_pipeline_consistency",
+    "check_readonly_memmap_input",
+    "check_transformer_data_not_an_array",
+    "check_transformer_general",
+    "check_transformer_n_iter",
+    "check_transformer_preserve_dtypes",
+]
+
+
+@parametrize_with_checks(
+    [LatentDirichletAllocation(n_components=3, max_iter=5)],
+    expected_failed_checks=lambda estimator: {name: NON_INTEGER_DATA for name in _CHECKS_ON_FLOATS},
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
