@@ -7,16 +7,20 @@
 //! rotation travel directly from a worker to its left neighbour.
 
 use std::collections::VecDeque;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvError, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
 
 use strads_core::{
     Aggregator, Assignment, BoxError, Checkpoints, EngineError, Launcher, Plan, Program, Round, RunOptions, Scheduler,
     Worker, WorkerId,
 };
-use strads_engine::{Transport, drive_checkpointed, push_on};
+use strads_engine::{Transport, drive_checkpointed};
+
+use crate::worker_loop::Command;
+use crate::worker_loop::{
+    PassBlocks, Passed, Remote, Reply, checkpoint_failed, push_and_pass, receive, serve, stopped,
+};
 
 /// Runs programs on worker threads of this process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,38 +47,6 @@ impl Embedded {
     }
 }
 
-/// Receives a message, polling `spin` times before blocking.
-fn receive<T>(from: &Receiver<T>, spin: u32) -> Result<T, RecvError> {
-    for _ in 0..spin {
-        match from.try_recv() {
-            Ok(message) => return Ok(message),
-            Err(TryRecvError::Disconnected) => return Err(RecvError),
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
-        }
-    }
-    from.recv()
-}
-
-enum Command<P: Program> {
-    Push(Round, Arc<Plan<P::Task>>),
-    Sync(Round, Arc<Assignment<P::Commit>>),
-    Save,
-    Restore(Vec<u8>),
-}
-
-enum Reply<P: Program> {
-    Ready,
-    SetupFailed(BoxError),
-    Partial(P::Partial),
-    State(Vec<u8>),
-    Failed(EngineError),
-}
-
-struct Remote<P: Program> {
-    commands: Sender<Command<P>>,
-    replies: Receiver<Reply<P>>,
-}
-
 /// The ring a worker's blocks travel on: it sends to its left neighbour and receives from its right.
 struct Ring<B> {
     left: Sender<B>,
@@ -82,6 +54,14 @@ struct Ring<B> {
     own: Receiver<B>,
     right_id: WorkerId,
     spin: u32,
+}
+
+impl<B> PassBlocks<B> for Ring<B> {
+    fn pass(&self, block: B) -> Result<Passed<B>, EngineError> {
+        self.left.send(block).map_err(|_| stopped(self.left_id))?;
+        let incoming = receive(&self.own, self.spin).map_err(|_| stopped(self.right_id))?;
+        Ok(Passed::Took(incoming))
+    }
 }
 
 impl strads_core::Leading for Embedded {}
@@ -123,6 +103,7 @@ impl Launcher for Embedded {
             let ring0 = rings.remove(0);
 
             let make_worker = &make_worker;
+            let spin = self.spin;
             let mut remotes = Vec::with_capacity(workers - 1);
             for (offset, ring) in rings.into_iter().enumerate() {
                 let id = offset + 1;
@@ -130,7 +111,7 @@ impl Launcher for Embedded {
                 let (reply_outbox, replies) = channel();
                 thread::Builder::new()
                     .name(format!("strads-worker-{id}"))
-                    .spawn_scoped(scope, move || serve(id, make_worker, command_inbox, reply_outbox, ring))
+                    .spawn_scoped(scope, move || serve(id, id, make_worker, command_inbox, reply_outbox, ring, spin))
                     .map_err(|e| EngineError::Transport(format!("could not start worker thread {id}: {e}")))?;
                 remotes.push(Remote { commands, replies });
             }
@@ -144,7 +125,7 @@ impl Launcher for Embedded {
                         return Err(EngineError::Setup { worker: id, source });
                     }
                     Ok(Reply::Failed(error)) => return Err(error),
-                    Ok(Reply::Partial(_) | Reply::State(_)) | Err(_) => return Err(stopped(id)),
+                    Ok(Reply::Pushed(..) | Reply::State(_)) | Err(_) => return Err(stopped(id)),
                 }
             }
 
@@ -153,99 +134,6 @@ impl Launcher for Embedded {
             drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints)?;
             Ok(Some((scheduler, aggregator)))
         })
-    }
-}
-
-fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
-    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
-}
-
-fn stopped(worker: WorkerId) -> EngineError {
-    EngineError::WorkerFailed { worker, reason: "the worker thread stopped".into() }
-}
-
-/// Pushes on one worker and, when the plan rotates, passes its block left and takes one from the right.
-fn push_and_rotate<P: Program, W: Worker<P>>(
-    worker: &mut W,
-    id: WorkerId,
-    round: Round,
-    plan: &Plan<P::Task>,
-    ring: &Ring<P::Block>,
-) -> Result<P::Partial, EngineError> {
-    let partial = push_on(worker, id, round, plan)?;
-    if plan.rotate {
-        let block = worker.pass_block().ok_or(EngineError::NoBlock { round: round.index, worker: id })?;
-        ring.left.send(block).map_err(|_| stopped(ring.left_id))?;
-        let incoming = receive(&ring.own, ring.spin).map_err(|_| stopped(ring.right_id))?;
-        worker.receive_block(incoming);
-    }
-    Ok(partial)
-}
-
-/// The loop of a worker thread: build the worker, then carry out commands until the leader hangs up.
-fn serve<P: Program, W: Worker<P>>(
-    id: WorkerId,
-    make_worker: &(impl Fn(WorkerId) -> Result<W, BoxError> + Sync),
-    commands: Receiver<Command<P>>,
-    replies: Sender<Reply<P>>,
-    ring: Ring<P::Block>,
-) {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut worker = match make_worker(id) {
-            Ok(worker) => worker,
-            Err(source) => {
-                let _ = replies.send(Reply::SetupFailed(source));
-                return;
-            }
-        };
-        if replies.send(Reply::Ready).is_err() {
-            return;
-        }
-        while let Ok(command) = receive(&commands, ring.spin) {
-            match command {
-                Command::Push(round, plan) => {
-                    match push_and_rotate(&mut worker, id, round, &plan, &ring) {
-                        Ok(partial) => {
-                            if replies.send(Reply::Partial(partial)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(error) => {
-                            // Leaving drops this worker's ring sender, so neighbours waiting for a block stop too.
-                            let _ = replies.send(Reply::Failed(error));
-                            return;
-                        }
-                    }
-                }
-                Command::Sync(round, commit) => {
-                    if let Some(commit) = commit.for_worker(id) {
-                        worker.sync(round, commit);
-                    }
-                }
-                Command::Save => {
-                    let reply = match worker.save() {
-                        Ok(state) => Reply::State(state),
-                        Err(e) => Reply::Failed(checkpoint_failed(id, "saving", e)),
-                    };
-                    if replies.send(reply).is_err() {
-                        return;
-                    }
-                }
-                Command::Restore(state) => {
-                    let reply = match worker.restore(&state) {
-                        Ok(()) => Reply::Ready,
-                        Err(e) => Reply::Failed(checkpoint_failed(id, "restoring", e)),
-                    };
-                    if replies.send(reply).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    }));
-    if let Err(panic) = outcome {
-        let reason = crate::panic_reason(panic.as_ref());
-        let _ = replies.send(Reply::Failed(EngineError::WorkerFailed { worker: id, reason }));
     }
 }
 
@@ -267,7 +155,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
         for (offset, remote) in self.remotes.iter().enumerate() {
             remote.commands.send(Command::Push(round, Arc::clone(&plan))).map_err(|_| stopped(offset + 1))?;
         }
-        let partial = push_and_rotate(&mut self.worker0, 0, round, &plan, &self.ring0)?;
+        let (partial, _) = push_and_pass(&mut self.worker0, 0, 0, round, &plan, &self.ring0)?;
         self.pending0.push_back(partial);
         Ok(())
     }
@@ -277,7 +165,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
         partials.push(self.pending0.pop_front().ok_or_else(|| EngineError::Transport("collect without push".into()))?);
         for (offset, remote) in self.remotes.iter().enumerate() {
             match receive(&remote.replies, self.spin) {
-                Ok(Reply::Partial(partial)) => partials.push(partial),
+                Ok(Reply::Pushed(partial, _)) => partials.push(partial),
                 Ok(Reply::Failed(error)) => return Err(error),
                 Ok(Reply::SetupFailed(source)) => {
                     return Err(EngineError::Setup { worker: offset + 1, source });

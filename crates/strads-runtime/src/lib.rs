@@ -13,8 +13,8 @@ mod embedded;
 pub mod job;
 #[cfg(feature = "mpi")]
 mod mpi;
-#[cfg(feature = "mpi")]
 mod pool;
+mod worker_loop;
 
 pub use embedded::Embedded;
 pub use job::{Runtime, RuntimeError, Scale};

@@ -8,36 +8,17 @@
 //! from the right one). With one process, `exchange` returns its argument and the ring closes here.
 
 use std::collections::VecDeque;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::channel;
 use std::thread::{self, Scope};
 
 use strads_core::{Assignment, BoxError, EngineError, Plan, Program, Round, Worker, WorkerId};
-use strads_engine::push_on;
 
-enum Command<P: Program> {
-    Push(Round, Arc<Plan<P::Task>>),
-    Block(P::Block),
-    Sync(Round, Arc<Assignment<P::Commit>>),
-    Save,
-    Restore(Vec<u8>),
-}
+use crate::worker_loop::{Command, Remote, Reply, ThroughCaller, checkpoint_failed, push_and_pass, serve, stopped};
 
-enum Reply<P: Program> {
-    Ready,
-    SetupFailed(BoxError),
-    Pushed(P::Partial, Option<P::Block>),
-    State(Vec<u8>),
-    Failed(EngineError),
-}
-
-struct Remote<P: Program> {
-    commands: Sender<Command<P>>,
-    replies: Receiver<Reply<P>>,
-}
-
-/// The workers `first..first + count` of a run, hosted by this process.
+/// The workers `first..first + count` of a run, hosted by this process. The MPI runtime's; it is
+/// compiled and tested in the default build too (with one process, the ring closes here).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) struct Pool<P: Program, W> {
     first: WorkerId,
     worker: W,
@@ -45,34 +26,7 @@ pub(crate) struct Pool<P: Program, W> {
     pending: VecDeque<Vec<P::Partial>>,
 }
 
-fn stopped(worker: WorkerId) -> EngineError {
-    EngineError::WorkerFailed { worker, reason: "the worker thread stopped".into() }
-}
-
-fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
-    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
-}
-
-/// Pushes one worker (found by its index in this pool) and takes its block when the plan rotates.
-fn push_one<P: Program, W: Worker<P>>(
-    worker: &mut W,
-    id: WorkerId,
-    local: usize,
-    round: Round,
-    plan: &Plan<P::Task>,
-) -> Result<(P::Partial, Option<P::Block>), EngineError> {
-    let partial = push_on(worker, local, round, plan).map_err(|e| match e {
-        EngineError::PlanShape { round, addressed, .. } => EngineError::PlanShape { round, addressed, workers: id + 1 },
-        other => other,
-    })?;
-    let block = if plan.rotate {
-        Some(worker.pass_block().ok_or(EngineError::NoBlock { round: round.index, worker: id })?)
-    } else {
-        None
-    };
-    Ok((partial, block))
-}
-
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 impl<P: Program, W: Worker<P>> Pool<P, W> {
     /// Builds workers `first..first + count` (the first here, the others on threads of `scope`).
     pub(crate) fn start<'scope, 'env, F>(
@@ -90,7 +44,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
             let (outbox, replies) = channel();
             thread::Builder::new()
                 .name(format!("strads-worker-{id}"))
-                .spawn_scoped(scope, move || serve(id, id - first, make_worker, inbox, outbox))
+                .spawn_scoped(scope, move || serve(id, id - first, make_worker, inbox, outbox, ThroughCaller, 0))
                 .map_err(|e| EngineError::Transport(format!("could not start worker thread {id}: {e}")))?;
             remotes.push(Remote { commands, replies });
         }
@@ -126,7 +80,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
                 .send(Command::Push(round, Arc::clone(&plan)))
                 .map_err(|_| stopped(self.first + offset + 1))?;
         }
-        let (partial, block) = push_one(&mut self.worker, self.first, 0, round, &plan)?;
+        let (partial, block) = push_and_pass(&mut self.worker, self.first, 0, round, &plan, &ThroughCaller)?;
         let mut partials = Vec::with_capacity(self.len());
         let mut blocks = Vec::with_capacity(self.len());
         partials.push(partial);
@@ -221,60 +175,66 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
     }
 }
 
-/// The loop of a worker thread: build the worker, then carry out commands until the pool is dropped.
-fn serve<P: Program, W: Worker<P>>(
-    id: WorkerId,
-    local: usize,
-    make_worker: &(impl Fn(WorkerId) -> Result<W, BoxError> + Sync),
-    commands: Receiver<Command<P>>,
-    replies: Sender<Reply<P>>,
-) {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut worker = match make_worker(id) {
-            Ok(worker) => worker,
-            Err(source) => {
-                let _ = replies.send(Reply::SetupFailed(source));
-                return;
-            }
-        };
-        if replies.send(Reply::Ready).is_err() {
-            return;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each worker holds one block (a number) and reports it, plus the commits it synced.
+    struct Toy;
+    impl Program for Toy {
+        type Task = ();
+        type Partial = (WorkerId, u64);
+        type Commit = u64;
+        type Feedback = ();
+        type Block = u64;
+    }
+    struct Holder {
+        id: WorkerId,
+        block: Option<u64>,
+        synced: u64,
+    }
+    impl Worker<Toy> for Holder {
+        fn push(&mut self, _round: Round, _task: &()) -> (WorkerId, u64) {
+            (self.id, self.block.unwrap_or(0) + self.synced)
         }
-        while let Ok(command) = commands.recv() {
-            let reply = match command {
-                Command::Push(round, plan) => match push_one(&mut worker, id, local, round, &plan) {
-                    Ok((partial, block)) => Reply::Pushed(partial, block),
-                    Err(error) => {
-                        let _ = replies.send(Reply::Failed(error));
-                        return;
-                    }
-                },
-                Command::Block(block) => {
-                    worker.receive_block(block);
-                    continue;
-                }
-                Command::Sync(round, commit) => {
-                    if let Some(value) = commit.for_worker(local) {
-                        worker.sync(round, value);
-                    }
-                    continue;
-                }
-                Command::Save => match worker.save() {
-                    Ok(state) => Reply::State(state),
-                    Err(e) => Reply::Failed(checkpoint_failed(id, "saving", e)),
-                },
-                Command::Restore(state) => match worker.restore(&state) {
-                    Ok(()) => Reply::Ready,
-                    Err(e) => Reply::Failed(checkpoint_failed(id, "restoring", e)),
-                },
-            };
-            if replies.send(reply).is_err() {
-                return;
-            }
+        fn sync(&mut self, _round: Round, commit: &u64) {
+            self.synced += commit;
         }
-    }));
-    if let Err(panic) = outcome {
-        let reason = crate::panic_reason(panic.as_ref());
-        let _ = replies.send(Reply::Failed(EngineError::WorkerFailed { worker: id, reason }));
+        fn pass_block(&mut self) -> Option<u64> {
+            self.block.take()
+        }
+        fn receive_block(&mut self, block: u64) {
+            self.block = Some(block);
+        }
+        fn save(&self) -> Result<Vec<u8>, BoxError> {
+            Ok(self.synced.to_le_bytes().to_vec())
+        }
+        fn restore(&mut self, state: &[u8]) -> Result<(), BoxError> {
+            self.synced = u64::from_le_bytes(state.try_into()?);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_pool_on_one_process_pushes_rotates_syncs_and_saves_in_worker_order() {
+        let round = |index| Round { index, synced: index };
+        let make = |id: WorkerId| Ok(Holder { id, block: Some(100 * (id as u64 + 1)), synced: 0 });
+        thread::scope(|scope| {
+            let mut pool = Pool::<Toy, Holder>::start(scope, 0, 3, &make).unwrap();
+            let mut ring = |own: u64| Ok(own); // one process: the block of the first goes to the last
+            pool.push(round(0), Arc::new(Plan::all(()).rotating()), &mut ring).unwrap();
+            assert_eq!(pool.collect().unwrap(), vec![(0, 100), (1, 200), (2, 300)]);
+            pool.sync(round(0), Arc::new(Assignment::All(5))).unwrap();
+            pool.push(round(1), Arc::new(Plan::all(())), &mut ring).unwrap();
+            // Worker p took worker p + 1's block, the last the first's.
+            assert_eq!(pool.collect().unwrap(), vec![(0, 205), (1, 305), (2, 105)]);
+            let states = pool.save().unwrap();
+            pool.sync(round(1), Arc::new(Assignment::Each(vec![1, 2, 3]))).unwrap();
+            pool.restore(states).unwrap();
+            pool.push(round(2), Arc::new(Plan::all(())), &mut ring).unwrap();
+            assert_eq!(pool.collect().unwrap(), vec![(0, 205), (1, 305), (2, 105)]);
+            let short = Arc::new(Plan::each(vec![(), ()]));
+            assert!(matches!(pool.push(round(3), short, &mut ring), Err(EngineError::PlanShape { workers: 3, .. })));
+        });
     }
 }
