@@ -12,7 +12,7 @@ use strads_core::{
     Scheduler, Worker, WorkerId,
 };
 
-use crate::{Transport, drive_checkpointed, push_on};
+use crate::{Transport, checkpoint_failed, drive_checkpointed, push_on};
 
 /// `P` workers on the calling thread, which also schedules and aggregates. A worker that panics
 /// ends the call with its panic (there is no thread to catch it on).
@@ -69,10 +69,6 @@ impl Launcher for Inline {
 struct Sequential<P: Program, W> {
     workers: Vec<W>,
     pending: VecDeque<Vec<P::Partial>>,
-}
-
-fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
-    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
 }
 
 impl<P: Program, W: Worker<P>> Transport<P> for Sequential<P, W> {

@@ -26,4 +26,4 @@ pub use dynamic::{
 pub use inline::Inline;
 pub use static_plan::{Rotation, RoundRobin};
 pub use sumtree::SumTree;
-pub use transport::{Transport, push_on};
+pub use transport::{Transport, checkpoint_failed, push_on};

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use strads_core::{Assignment, EngineError, Plan, Program, Round, Worker, WorkerId};
+use strads_core::{Assignment, BoxError, EngineError, Plan, Program, Round, Worker, WorkerId};
 
 /// Moves one program's messages between the leader and the workers.
 pub trait Transport<P: Program> {
@@ -45,4 +45,9 @@ pub fn push_on<P: Program, W: Worker<P>>(
         workers: id + 1,
     })?;
     Ok(worker.push(round, task))
+}
+
+/// The error of worker `worker` failing to save or restore its state (`what`: "saving", "restoring").
+pub fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
+    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
 }

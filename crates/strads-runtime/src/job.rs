@@ -279,7 +279,7 @@ pub fn gather_on_leader<T: serde::Serialize + serde::de::DeserializeOwned>(
 ) -> Result<Vec<T>, EngineError> {
     #[cfg(feature = "mpi")]
     if let Some(mpi) = job() {
-        return mpi.gather_on_leader(values);
+        return strads_core::Collectives::gather_on_leader(&*mpi, values);
     }
     Ok(values)
 }

@@ -243,13 +243,6 @@ impl Mpi {
         decode_parts(&buffer, &receive_counts, &receive_displs)
     }
 
-    /// Every rank's `values` one after another, on rank 0; nothing elsewhere.
-    pub fn gather_on_leader<T: Serialize + DeserializeOwned>(&self, values: Vec<T>) -> Result<Vec<T>, EngineError> {
-        let mut parts: Vec<Vec<T>> = (0..self.ranks()).map(|_| Vec::new()).collect();
-        parts[0] = values;
-        Ok(self.exchange(parts)?.into_iter().flatten().collect())
-    }
-
     /// The element-wise sum of every rank's `values`, on every rank.
     pub fn all_sum(&self, values: &mut [u64]) {
         let mine = values.to_vec();

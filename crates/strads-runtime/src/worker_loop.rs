@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvError, Sender, TryRecvError};
 
 use strads_core::{Assignment, BoxError, EngineError, Plan, Program, Round, Worker, WorkerId};
+pub(crate) use strads_engine::checkpoint_failed;
 use strads_engine::push_on;
 
 /// What the leader's side asks of a worker thread.
@@ -69,10 +70,6 @@ impl<B> PassBlocks<B> for ThroughCaller {
 
 pub(crate) fn stopped(worker: WorkerId) -> EngineError {
     EngineError::WorkerFailed { worker, reason: "the worker thread stopped".into() }
-}
-
-pub(crate) fn checkpoint_failed(worker: WorkerId, what: &str, error: BoxError) -> EngineError {
-    EngineError::Checkpoint(format!("{what} worker {worker}: {error}"))
 }
 
 /// Receives a message, polling `spin` times before blocking.
