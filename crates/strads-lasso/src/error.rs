@@ -10,17 +10,9 @@ pub enum LassoError {
     /// The data cannot be fitted (no rows, labels of the wrong length).
     #[error("invalid data: {0}")]
     Data(String),
-    /// A model file that cannot be read, or is not a model.
-    #[error("{}: {problem}", path.display())]
-    Model {
-        /// The file.
-        path: std::path::PathBuf,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// A file that cannot be written.
+    /// A file that cannot be read or written, or does not hold what it should (a model's files).
     #[error(transparent)]
-    Io(strads_data::DataError),
+    File(strads_data::DataError),
     /// Cross-validation asked for more folds than there are samples.
     #[error("{folds} cross-validation folds: more folds than the {samples} samples")]
     Folds {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use strads_data::{Dataset, Features};
+use strads_data::{DataError, Dataset, Features};
 
 use crate::fit::{LabelForm, LassoFit};
 use crate::params::{CheckedParams, Loss};
@@ -82,16 +82,14 @@ impl LinearModel {
 
     /// Writes the model as JSON to `path`, atomically.
     pub fn save(&self, path: &Path) -> Result<(), LassoError> {
-        let json = serde_json::to_string_pretty(self).map_err(|e| LassoError::Model {
-            path: path.to_path_buf(),
-            problem: format!("cannot encode the model: {e}"),
-        })?;
-        strads_data::write_string_atomic(path, &(json + "\n")).map_err(LassoError::Io)
+        let json = serde_json::to_string_pretty(self)
+            .map_err(|e| LassoError::File(DataError::invalid(path, format!("cannot encode the model: {e}"))))?;
+        strads_data::write_string_atomic(path, &(json + "\n")).map_err(LassoError::File)
     }
 
     /// Reads a model written by [`LinearModel::save`], refusing one whose coefficients lie beyond its features.
     pub fn load(path: &Path) -> Result<Self, LassoError> {
-        let bad = |problem: String| LassoError::Model { path: path.to_path_buf(), problem };
+        let bad = |problem: String| LassoError::File(DataError::invalid(path, problem));
         let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read the model: {e}")))?;
         let model: LinearModel =
             serde_json::from_str(&text).map_err(|e| bad(format!("not a strads lasso/logreg model: {e}")))?;

@@ -120,7 +120,7 @@ pub fn save(
         english_stop_words: tokenizer.english_stop_words,
     };
     let json = serde_json::to_string_pretty(&file)
-        .map_err(|e| LdaError::Model { path: dir.join("model.json"), problem: format!("cannot encode: {e}") })?;
+        .map_err(|e| LdaError::File(DataError::invalid(&dir.join("model.json"), format!("cannot encode: {e}"))))?;
     write_string_atomic(&dir.join("model.json"), &(json + "\n"))?;
     Ok(())
 }
@@ -129,7 +129,7 @@ pub fn save(
 /// the vocabulary.
 pub fn load(dir: &Path) -> Result<SavedModel, LdaError> {
     let path = dir.join("model.json");
-    let bad = |path: &Path, problem: String| LdaError::Model { path: path.to_path_buf(), problem };
+    let bad = |path: &Path, problem: String| LdaError::File(DataError::invalid(path, problem));
     let text = std::fs::read_to_string(&path)
         .map_err(|e| bad(&path, format!("{e} (is it the folder written by `strads lda`?)")))?;
     let info: ModelFile = serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))?;

@@ -9,17 +9,9 @@ pub enum MfError {
     /// The ratings cannot be factorized as given.
     #[error("invalid ratings: {0}")]
     Data(String),
-    /// A file that cannot be read or written.
+    /// A file that cannot be read or written, or does not hold what it should (a model's files).
     #[error(transparent)]
-    Io(#[from] strads_data::DataError),
-    /// A model folder that cannot be read, or does not hold a model.
-    #[error("{}: {problem}", path.display())]
-    Model {
-        /// The file or folder.
-        path: std::path::PathBuf,
-        /// What is wrong with it.
-        problem: String,
-    },
+    File(#[from] strads_data::DataError),
     /// The engine stopped the run.
     #[error(transparent)]
     Engine(#[from] strads_core::EngineError),

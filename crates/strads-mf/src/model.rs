@@ -139,7 +139,7 @@ impl Model {
     /// the same factors as CSV by id, and `rated.txt`, the item rows each user rated (`rated`, by
     /// user row; see [`rated_rows`]).
     pub fn save(&self, dir: &Path, trained: Trained, rated: &[Vec<u32>]) -> Result<(), MfError> {
-        std::fs::create_dir_all(dir).map_err(|e| MfError::Io(DataError::io(dir, e)))?;
+        std::fs::create_dir_all(dir).map_err(|e| MfError::File(DataError::io(dir, e)))?;
         let (k, users, items) = (self.rank, self.ids.users.len(), self.ids.items.len());
         write_npy(&dir.join("user_factors.npy"), users, k, &self.w)?;
         write_npy(&dir.join("item_factors.npy"), items, k, &self.h)?;
@@ -165,7 +165,7 @@ impl Model {
             ModelFile { rank: k, bias: self.bias, mu: self.mu, train_mean: self.train_mean, users, items, trained };
         let path = dir.join("model.json");
         let json = serde_json::to_string_pretty(&file)
-            .map_err(|e| MfError::Model { path: path.clone(), problem: format!("cannot encode: {e}") })?;
+            .map_err(|e| MfError::File(DataError::invalid(&path, format!("cannot encode: {e}"))))?;
         write_string_atomic(&path, &(json + "\n"))?;
         Ok(())
     }
@@ -173,7 +173,7 @@ impl Model {
     /// Reads a model folder written by [`Model::save`], checking every file against `model.json`.
     pub fn load(dir: &Path) -> Result<Model, MfError> {
         let path = dir.join("model.json");
-        let bad = |path: &Path, problem: String| MfError::Model { path: path.to_path_buf(), problem };
+        let bad = |path: &Path, problem: String| MfError::File(DataError::invalid(path, problem));
         let text = std::fs::read_to_string(&path)
             .map_err(|e| bad(&path, format!("{e} (is it a folder written by strads mf?)")))?;
         let info: ModelFile = serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))?;
@@ -204,7 +204,7 @@ impl Model {
     /// The item rows user row `row` rated in training, from the folder's `rated.txt`.
     pub fn load_rated(dir: &Path, row: u32, user: &str) -> Result<Vec<u32>, MfError> {
         let path = dir.join("rated.txt");
-        let bad = |problem: String| MfError::Model { path: path.clone(), problem };
+        let bad = |problem: String| MfError::File(DataError::invalid(&path, problem));
         let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
         let line =
             text.lines().nth(row as usize).ok_or_else(|| bad(format!("no line {} for user '{user}'", row + 1)))?;
@@ -272,11 +272,11 @@ pub fn write_factor_csv(
 
 /// The lines of `path`, which must be `expected` of them.
 fn read_lines(path: &Path, expected: usize) -> Result<Vec<String>, MfError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MfError::Io(DataError::io(path, e)))?;
+    let text = std::fs::read_to_string(path).map_err(|e| MfError::File(DataError::io(path, e)))?;
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     if lines.len() != expected {
         let problem = format!("{} lines, model.json says {expected}", lines.len());
-        return Err(MfError::Model { path: path.to_path_buf(), problem });
+        return Err(MfError::File(DataError::invalid(path, problem)));
     }
     Ok(lines)
 }

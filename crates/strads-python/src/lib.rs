@@ -31,7 +31,7 @@ pyo3::create_exception!(
 fn to_py(error: LassoError) -> PyErr {
     match error {
         LassoError::Engine(_) => EngineError::new_err(error.to_string()),
-        LassoError::Io(_) => PyOSError::new_err(error.to_string()),
+        LassoError::File(strads_data::DataError::Io { .. }) => PyOSError::new_err(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }
@@ -240,7 +240,7 @@ struct MfSettings {
 fn mf_error(error: strads_mf::MfError) -> PyErr {
     match error {
         strads_mf::MfError::Engine(_) => EngineError::new_err(error.to_string()),
-        strads_mf::MfError::Io(_) => PyOSError::new_err(error.to_string()),
+        strads_mf::MfError::File(strads_data::DataError::Io { .. }) => PyOSError::new_err(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }
@@ -397,7 +397,7 @@ fn lda_error(error: strads_lda::LdaError) -> PyErr {
         strads_lda::LdaError::Engine(_) | strads_lda::LdaError::Invariant { .. } => {
             EngineError::new_err(error.to_string())
         }
-        strads_lda::LdaError::Io(_) => PyOSError::new_err(error.to_string()),
+        strads_lda::LdaError::File(strads_data::DataError::Io { .. }) => PyOSError::new_err(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }
