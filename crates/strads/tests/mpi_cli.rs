@@ -298,16 +298,9 @@ fn ranks_under(root: u32) -> Vec<u32> {
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| {
-            let mut at = pid;
-            // Walk up a few generations: a rank is a child or a grandchild of the launcher.
-            let below = (0..3).any(|_| match parent_of(at) {
-                Some(parent) if parent == root => true,
-                Some(parent) => {
-                    at = parent;
-                    false
-                }
-                None => false,
-            });
+            // A rank is a child or a grandchild of the launcher.
+            let parent = parent_of(pid);
+            let below = parent == Some(root) || parent.and_then(parent_of) == Some(root);
             below && std::fs::read_link(format!("/proc/{pid}/exe")).ok() == strads
         })
         .collect()
