@@ -217,6 +217,7 @@ class Run:
         self.notes = []
         self.same_model = True  # False: another model (biases), whose objective is not the peers'
         self.defaults = False  # True: strads with no flags but the data, the rank and the workers
+        self.stops = False  # True: a run that stops by itself (the defaults)
 
     @property
     def name(self):
@@ -225,7 +226,7 @@ class Run:
     def row(self, iteration):
         """The trace's point at that iteration; for a run that stopped by itself before it, its last point."""
         found = next((t for t in self.trace if t[0] == iteration), None)
-        if found is None and self.defaults and self.trace and self.trace[-1][0] < iteration:
+        if found is None and self.stops and self.trace and self.trace[-1][0] < iteration:
             return self.trace[-1]
         return found
 
@@ -258,10 +259,15 @@ def merge_repeats(traces):
 
 def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias, inner, repeat, workdir, timeout):
     defaults = algorithm == "defaults"
-    run = Run("strads", "defaults" if defaults else algorithm if bias == "none" else f"{algorithm} --bias {bias}",
-              workers)
+    # "exponent": the defaults with the one flag that beat them on this data, --lambda-exponent 0.5.
+    exponent = algorithm == "exponent"
+    label = ("defaults" if defaults else "defaults --lambda-exponent 0.5" if exponent
+             else algorithm if bias == "none" else f"{algorithm} --bias {bias}")
+    run = Run("strads", label, workers)
+    newcomer = defaults or exponent
     run.same_model = bias == "none"
     run.defaults = defaults
+    run.stops = newcomer  # stops by itself on convergence: its last point stands for later iterations
     traces = []
     for attempt in range(repeat):
         out = os.path.join(workdir, f"k{k}-{algorithm}-{bias}-p{workers}-{attempt + 1}")
@@ -272,10 +278,10 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
         cmd = [binary, "mf", "--data", train, "--test", test, "--algorithm", algorithm, "--rank", str(k),
                "--lambda", repr(lam), "--weighted-lambda", "--iterations", str(iterations), "--workers", str(workers),
                "--bias", bias, "--seed", "1", "--tol", "0", "--out", out, "--quiet"]
-        if defaults:
+        if newcomer:
             # What a newcomer types: the data, the test set, the rank, the workers.
             cmd = [binary, "mf", "--data", train, "--test", test, "--rank", str(k), "--workers", str(workers),
-                   "--out", out, "--quiet"]
+                   "--out", out, "--quiet"] + (["--lambda-exponent", "0.5"] if exponent else [])
         elif inner is not None:
             cmd += ["--inner-iterations", str(inner)]
         if attempt == 0:
@@ -297,15 +303,15 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
             return run
         with open(os.path.join(out, "summary.json")) as f:
             summary = json.load(f)
-        if defaults and attempt == 0:
-            run.notes.append(f"defaults chose {summary.get('algorithm')}, bias {summary.get('bias')}, lambda "
+        if newcomer and attempt == 0:
+            run.notes.append(f"{label} chose {summary.get('algorithm')}, bias {summary.get('bias')}, lambda "
                              f"{summary.get('lambda', float('nan')):.4f} (weighted: {summary.get('weighted_lambda')}), "
                              f"initial scale {summary.get('init_scale', float('nan')):.4f}")
         wants = (("rank", k), ("workers", workers)) + (() if summary.get("converged") else (("iterations", iterations),))
-        for key, want in wants if defaults else wants + (("algorithm", algorithm),):
+        for key, want in wants if newcomer else wants + (("algorithm", algorithm),):
             if key in summary and summary[key] != want:
                 run.notes.append(f"summary.json says {key} = {summary[key]!r}, {want!r} was asked")
-        if not defaults and "lambda" in summary and abs(float(summary["lambda"]) - lam) > 1e-12 * max(1.0, lam):
+        if not newcomer and "lambda" in summary and abs(float(summary["lambda"]) - lam) > 1e-12 * max(1.0, lam):
             run.notes.append(f"summary.json says lambda = {summary['lambda']!r}, {lam!r} was asked")
         trace = []
         with open(os.path.join(out, "trace.csv")) as f:
@@ -317,7 +323,7 @@ def run_strads(binary, train, test, k, lam, iterations, algorithm, workers, bias
                               number("train_rmse"), number("objective")))
         # The defaults stop once an iteration lowers the objective by less than their tolerance: their last point
         # stands for the run. Tuned runs are asked for --tol 0 and must run every iteration.
-        stopped = defaults and summary.get("converged") and trace and trace[-1][0] < iterations
+        stopped = newcomer and summary.get("converged") and trace and trace[-1][0] < iterations
         if stopped and attempt == 0:
             run.notes.append(f"converged after {trace[-1][0]} iterations (tol {summary.get('tol')}): its last point "
                              f"stands in the @{iterations} columns")
@@ -491,7 +497,7 @@ def main():
     ranks = [int(k) for k in args.ranks.split(",")]
     iterations = args.iterations
     repeat = args.repeat
-    strads_configs = ([("defaults", 1, "defaults"), ("defaults", 2, "defaults")]
+    strads_configs = ([("defaults", 1, "defaults"), ("defaults", 2, "defaults"), ("exponent", 2, "defaults")]
                       + [(a, p, "none") for a in ("ccdpp", "ccd", "als") for p in (1, 2)]
                       + [("ccdpp", 2, "full"), ("als", 2, "full")])
     libmf_threads = (1, 2)

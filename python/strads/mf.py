@@ -52,11 +52,15 @@ class MF:
     algorithm : {"ccdpp", "ccd", "als"} or None
         None: CCD++ for ratings, ALS for implicit feedback.
     regularization : float or None
-        The L2 weight ``lambda``; None: 0.1 x the ratings' standard deviation (ratings), 0.01
+        The L2 weight ``lambda``; None: 0.1 x the ratings' standard deviation x 144^(1 - e), ``e``
+        the ``lambda_exponent`` (0 unweighted), for ratings; 0.01
         (implicit feedback).
     weighted : bool or None
-        Scale ``lambda`` for each row by its number of ratings (None: yes for ratings, no for
-        implicit feedback).
+        Scale ``lambda`` for each row by a power of its number of ratings (None: yes for ratings,
+        no for implicit feedback).
+    lambda_exponent : float or None
+        That power, in [0, 1]: a row of ``n`` ratings has the L2 weight ``lambda n^e`` (None: 1,
+        LIBMF's and Spark's scaling; 0.5 regularizes rows of few ratings more).
     bias : {"none", "global", "full"} or None
         Offsets of the prediction (None: full for ratings, none for implicit feedback).
     iterations : int or None
@@ -98,6 +102,7 @@ class MF:
         algorithm=None,
         regularization=None,
         weighted=None,
+        lambda_exponent=None,
         bias=None,
         iterations=None,
         validation=None,
@@ -116,6 +121,7 @@ class MF:
         self.algorithm = algorithm
         self.regularization = regularization
         self.weighted = weighted
+        self.lambda_exponent = lambda_exponent
         self.bias = bias
         self.iterations = iterations
         self.validation = validation
@@ -175,6 +181,7 @@ class MF:
             algorithm=self.algorithm,
             **{"lambda": None if self.regularization is None else float(self.regularization)},
             weighted_lambda=self.weighted,
+            lambda_exponent=None if self.lambda_exponent is None else float(self.lambda_exponent),
             bias=self.bias,
             iterations=self.iterations,
             implicit_alpha=float(self.alpha) if self.implicit else None,

@@ -25,6 +25,7 @@ class MF:
         algorithm: Optional[Literal["ccdpp", "ccd", "als"]] = ...,
         regularization: Optional[float] = ...,
         weighted: Optional[bool] = ...,
+        lambda_exponent: Optional[float] = ...,
         bias: Optional[Literal["none", "global", "full"]] = ...,
         iterations: Optional[int] = ...,
         validation: Optional[float] = ...,

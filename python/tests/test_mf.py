@@ -111,3 +111,19 @@ def test_bad_input_raises_value_errors():
         MF(algorithm="sgd").fit(users=u, items=i, ratings=r)
     with pytest.raises(ValueError, match="not fitted"):
         MF().predict([0], [0])
+    with pytest.raises(ValueError, match="lambda exponent must be in"):
+        MF(lambda_exponent=1.5).fit(users=u, items=i, ratings=r)
+
+
+def test_the_lambda_exponent_weighs_rows_as_the_command_does():
+    train, _, shape = planted(seed=2, noise=0.5)
+    u, i, r = train
+    default = MF(rank=3, validation=0).fit(users=u, items=i, ratings=r, shape=shape)
+    half = MF(rank=3, validation=0, lambda_exponent=0.5).fit(users=u, items=i, ratings=r, shape=shape)
+    # The default lambda weighs a row of 144 ratings alike at every exponent.
+    assert half.regularization_ == pytest.approx(12 * default.regularization_, rel=1e-12)
+    assert not np.allclose(half.user_factors, default.user_factors)
+    # With a given lambda and exponent, 1 and 2 workers give the same model.
+    one = MF(rank=3, validation=0, lambda_exponent=0.5, regularization=1.0, n_workers=1).fit(users=u, items=i, ratings=r, shape=shape)
+    two = MF(rank=3, validation=0, lambda_exponent=0.5, regularization=1.0, n_workers=2).fit(users=u, items=i, ratings=r, shape=shape)
+    np.testing.assert_allclose(two.user_factors, one.user_factors, rtol=1e-9, atol=1e-12)

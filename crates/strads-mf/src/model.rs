@@ -118,6 +118,13 @@ pub struct Trained {
     pub lambda: f64,
     /// Whether `lambda` was frequency-weighted.
     pub weighted_lambda: bool,
+    /// The power of a row's number of ratings in its weight (1 in models saved before it was kept).
+    #[serde(default = "one")]
+    pub lambda_exponent: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// What `model.json` holds: enough to predict without the training data.

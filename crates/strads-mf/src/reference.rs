@@ -30,7 +30,7 @@ fn regs(train: &[Rating], rows: usize, pick: impl Fn(&Rating) -> u32, params: &C
     for r in train {
         n[pick(r) as usize] += 1;
     }
-    n.iter().map(|&c| if params.weighted_lambda { params.lambda() * f64::from(c) } else { params.lambda() }).collect()
+    n.iter().map(|&c| params.row_reg(c)).collect()
 }
 
 /// The objective `sum (A - mu - w~ . h~)^2 + sum_i reg_i |w~_i free|^2 + sum_j reg_j |h~_j free|^2`.

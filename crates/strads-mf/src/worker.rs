@@ -271,7 +271,7 @@ impl Shard {
             Entries::new(items.len(), data.item_ratings.iter().map(|&(u, i, v)| (local(&items, i), u, v)).collect());
         let test = Heldout::new(&users, data.test);
         let validation = Heldout::new(&users, data.validation);
-        let reg = |n: u32| if params.weighted_lambda { params.lambda() * f64::from(n) } else { params.lambda() };
+        let reg = |n: u32| params.row_reg(n);
         let w: Vec<f64> = users.clone().flat_map(|u| initial_row(params, Side::W, u)).collect();
         let h: Vec<f64> = items.clone().flat_map(|i| initial_row(params, Side::H, i)).collect();
         let (full_w, full_h) = match params.algorithm {

@@ -42,6 +42,7 @@ fn params(algorithm: Algorithm, bias: Bias, weighted: bool, iterations: usize, w
         rank: 4,
         lambda: Some(if weighted { 0.05 } else { 0.5 }),
         weighted_lambda: weighted,
+        lambda_exponent: 1.0,
         bias,
         iterations,
         inner_iterations: 2,
@@ -86,11 +87,21 @@ fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
 fn every_algorithm_and_worker_count_equals_the_sequential_reference() {
     let p = problem(40, 30, 3, 0.35, 0.1, 1);
     for algorithm in ALGORITHMS {
-        for (bias, weighted) in [(Bias::None, false), (Bias::Global, true), (Bias::Full, false), (Bias::Full, true)] {
-            let one = params(algorithm, bias, weighted, 4, 1);
+        let cases = [
+            (Bias::None, false, 1.0),
+            (Bias::Global, true, 1.0),
+            (Bias::Full, false, 1.0),
+            (Bias::Full, true, 1.0),
+            (Bias::Full, true, 0.5),
+            (Bias::None, true, 0.3),
+        ];
+        for (bias, weighted, exponent) in cases {
+            let with =
+                |workers| CheckedParams { lambda_exponent: exponent, ..params(algorithm, bias, weighted, 4, workers) };
+            let one = with(1);
             let plain = reference::fit(&p.train, p.users, p.items, &one);
             let (base, _) = run(&p, &one);
-            let label = format!("{algorithm:?} {bias:?} weighted={weighted}");
+            let label = format!("{algorithm:?} {bias:?} weighted={weighted} exponent={exponent}");
             let scale = plain.w.iter().chain(&plain.h).fold(1.0f64, |m, x| m.max(x.abs()));
             assert!(max_abs_diff(&base.factors.w, &plain.w) <= 1e-9 * scale, "{label}: W differs from the reference");
             assert!(max_abs_diff(&base.factors.h, &plain.h) <= 1e-9 * scale, "{label}: H differs from the reference");
@@ -98,7 +109,7 @@ fn every_algorithm_and_worker_count_equals_the_sequential_reference() {
             let traced = base.last().unwrap().objective;
             assert!((traced - objective).abs() <= 1e-9 * objective, "{label}: objective {traced} vs {objective}");
             for workers in [2, 4] {
-                let (other, _) = run(&p, &params(algorithm, bias, weighted, 4, workers));
+                let (other, _) = run(&p, &with(workers));
                 assert!(max_abs_diff(&other.factors.w, &base.factors.w) <= 1e-12 * scale, "{label} P={workers}: W");
                 assert!(max_abs_diff(&other.factors.h, &base.factors.h) <= 1e-12 * scale, "{label} P={workers}: H");
                 let (a, b) = (other.last().unwrap(), base.last().unwrap());
@@ -172,14 +183,18 @@ fn the_objective_never_increases_across_half_steps() {
 fn long_runs_reach_a_stationary_point() {
     let p = problem(30, 25, 2, 0.5, 0.1, 3);
     for (algorithm, iterations) in [(Algorithm::Als, 300), (Algorithm::Ccd, 600), (Algorithm::Ccdpp, 600)] {
-        for bias in [Bias::None, Bias::Full] {
-            let mut checked = params(algorithm, bias, false, iterations, 2);
+        for (bias, weighted) in [(Bias::None, false), (Bias::Full, false), (Bias::Full, true)] {
+            let mut checked = params(algorithm, bias, weighted, iterations, 2);
+            checked.lambda_exponent = 0.5;
             checked.rank = 2;
             checked.eval_every = iterations;
             let (fit, _) = run(&p, &checked);
             let model = Plain { w: fit.factors.w.clone(), h: fit.factors.h.clone() };
             let gradient = reference::max_gradient(&p.train, p.users, p.items, &model, &checked);
-            assert!(gradient < 1e-5, "{algorithm:?} {bias:?}: largest partial derivative {gradient}");
+            assert!(
+                gradient < 1e-5,
+                "{algorithm:?} {bias:?} weighted={weighted}: largest partial derivative {gradient}"
+            );
         }
     }
 }
@@ -432,7 +447,12 @@ fn a_saved_model_loads_back_exactly_and_a_damaged_folder_is_refused() {
         let model = Model::from_fit(&fit, &ids, bias);
         let pairs: Vec<(u32, u32)> = p.train.iter().map(|r| (r.user, r.item)).collect();
         let rated = strads_mf::rated_rows(&fit, &pairs);
-        let trained = strads_mf::Trained { algorithm: Algorithm::Ccdpp, lambda: 0.05, weighted_lambda: true };
+        let trained = strads_mf::Trained {
+            algorithm: Algorithm::Ccdpp,
+            lambda: 0.05,
+            weighted_lambda: true,
+            lambda_exponent: 0.5,
+        };
         let folder = dir.path().join(format!("{bias:?}"));
         model.save(&folder, trained, &rated).unwrap();
         let loaded = Model::load(&folder).unwrap();
@@ -478,6 +498,7 @@ fn inline_runs_give_the_threaded_model_bit_for_bit() {
         rank: one.rank,
         lambda: one.lambda,
         weighted_lambda: one.weighted_lambda,
+        lambda_exponent: one.lambda_exponent,
         bias: one.bias,
         iterations: one.iterations,
         inner_iterations: one.inner_iterations,

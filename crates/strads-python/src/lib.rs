@@ -220,6 +220,7 @@ struct MfSettings {
     algorithm: Option<String>,
     lambda: Option<f64>,
     weighted_lambda: Option<bool>,
+    lambda_exponent: Option<f64>,
     /// "none", "global" or "full".
     bias: Option<String>,
     iterations: Option<usize>,
@@ -275,6 +276,9 @@ fn mf_params(settings: &MfSettings) -> PyResult<(strads_mf::MfParams, f64)> {
     }
     if let Some(weighted) = settings.weighted_lambda {
         params.weighted_lambda = weighted;
+    }
+    if let Some(exponent) = settings.lambda_exponent {
+        params.lambda_exponent = exponent;
     }
     if let Some(iterations) = settings.iterations {
         params.iterations = iterations;

@@ -734,14 +734,19 @@ pub struct MfTrainArgs {
     /// Rank K of W and H.
     #[arg(long, short = 'k', value_name = "K", default_value_t = 10)]
     pub rank: usize,
-    /// L2 weight lambda [default: 0.1 x the standard deviation of the training ratings, about 0.1
-    /// on 1-5 stars; 0.01 with --implicit].
+    /// L2 weight lambda [default: 0.1 x the standard deviation of the training ratings x
+    /// 144^(1 - E), E the --lambda-exponent (0 with --weighted-lambda false): about 0.1 on 1-5 stars;
+    /// 0.01 with --implicit].
     #[arg(long, value_name = "L", allow_negative_numbers = true)]
     pub lambda: Option<f64>,
     /// Scale lambda by each row's number of ratings, as Spark's ALS and LIBMF do (`--weighted-lambda
     /// false` for one lambda for every row) [default: true; false with --implicit].
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub weighted_lambda: Option<bool>,
+    /// The power of a row's number of ratings n that scales its lambda (lambda n^E): 1 is LIBMF's and
+    /// Spark's scaling, 0.5 regularizes rows of few ratings more per rating [default: 1].
+    #[arg(long, value_name = "E")]
+    pub lambda_exponent: Option<f64>,
     /// Offsets added to w_i . h_j: none, the global mean, or the global mean plus user and item biases
     /// [default: full; none with --implicit].
     #[arg(long, value_enum)]

@@ -46,6 +46,7 @@ struct Summary {
     init_scale: f64,
     init_scale_from_data: bool,
     weighted_lambda: bool,
+    lambda_exponent: f64,
     bias: &'static str,
     iterations: u64,
     best_iteration: u64,
@@ -96,6 +97,7 @@ fn params(args: &MfTrainArgs) -> Result<strads_mf::CheckedParams, Failure> {
         rank: args.rank,
         lambda: args.lambda.or(defaults.lambda),
         weighted_lambda: args.weighted_lambda.unwrap_or(defaults.weighted_lambda),
+        lambda_exponent: args.lambda_exponent.unwrap_or(defaults.lambda_exponent),
         bias: match args.bias {
             Some(BiasArg::None) => Bias::None,
             Some(BiasArg::Global) => Bias::Global,
@@ -253,6 +255,7 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         init_scale: fit.init_scale,
         init_scale_from_data: checked.init_scale.is_none(),
         weighted_lambda: checked.weighted_lambda,
+        lambda_exponent: checked.lambda_exponent,
         bias: checked.bias.name(),
         iterations: fit.iterations,
         best_iteration: last.iteration,
@@ -281,8 +284,12 @@ pub fn train(args: &MfTrainArgs, checkpoint_args: &CheckpointArgs) -> Result<(),
         implicit: checked.implicit,
         ranking,
     };
-    let trained =
-        Trained { algorithm: checked.algorithm, lambda: fit.lambda, weighted_lambda: checked.weighted_lambda };
+    let trained = Trained {
+        algorithm: checked.algorithm,
+        lambda: fit.lambda,
+        weighted_lambda: checked.weighted_lambda,
+        lambda_exponent: checked.lambda_exponent,
+    };
     write_outputs(&args.out, &model, &fit, &pairs, &summary, trained)?;
     if !args.quiet {
         let mut test = last.test_rmse.map(|x| format!(", test RMSE {x:.4}")).unwrap_or_default();

@@ -358,3 +358,37 @@ fn gen_mf_netflix_shape_writes_a_split_that_trains() {
     let train = strads(&[&args[..], &["--workers", "2", "--quiet", "--out", path(&out)]].concat());
     assert!(train.status.success(), "{}", stderr(&train));
 }
+
+#[test]
+fn the_lambda_exponent_is_used_reported_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, test) = write_ratings(dir.path());
+    let summary_of = |exponent: Option<&str>, out: &Path| {
+        let mut args = vec!["mf", "--data", path(&train), "--test", path(&test), "--rank", "3", "--out", path(out)];
+        if let Some(e) = exponent {
+            args.extend(["--lambda-exponent", e]);
+        }
+        let run = strads(&args);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let read = |name: &str| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(out.join(name)).unwrap()).unwrap()
+        };
+        (read("summary.json"), read("model.json"))
+    };
+    let (default, default_model) = summary_of(None, &dir.path().join("one"));
+    let (half, half_model) = summary_of(Some("0.5"), &dir.path().join("half"));
+    assert_eq!(default["lambda_exponent"], 1.0);
+    assert_eq!(default_model["lambda_exponent"], 1.0);
+    assert_eq!(half["lambda_exponent"], 0.5);
+    assert_eq!(half_model["lambda_exponent"], 0.5);
+    let ratio = half["lambda"].as_f64().unwrap() / default["lambda"].as_f64().unwrap();
+    assert!((ratio - 12.0).abs() < 1e-9, "a row of 144 ratings weighs the same either way: ratio {ratio}");
+    assert_ne!(half["train_rmse"], default["train_rmse"]);
+
+    let refused = dir.path().join("refused");
+    let args = ["mf", "--data", path(&train), "--lambda-exponent", "2", "--out", path(&refused)];
+    let run = strads(&args);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(stderr(&run).contains("lambda exponent must be in [0, 1], got 2"), "{}", stderr(&run));
+    assert!(!refused.exists(), "nothing is written for refused settings");
+}
