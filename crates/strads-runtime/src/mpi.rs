@@ -13,6 +13,12 @@
 //! worker threads talk to it through channels. Messages are encoded with postcard; every byte
 //! sent is counted for `bytes_sent_per_round`.
 //!
+//! Waiting: a rank that waits for a message (a command, an answer, a block, a broadcast) polls
+//! for it and, after a short spin, sleeps between polls ([`until`]), rather than blocking in
+//! MPI. MPICH's blocking calls spin on the core, so on a node with more ranks than cores a waiting
+//! rank took the core from the one it waited for and every round cost a scheduler time slice (a
+//! 44,000-round Lasso on 3 ranks and 2 cores ran for minutes instead of seconds).
+//!
 //! Failure: an error on any rank is returned to its caller, which must end the job with
 //! [`Mpi::abort`] (MPI then stops every rank). A rank that dies is noticed by the MPI launcher,
 //! which ends the job; no rank waits on a message from a dead one for longer than that.
@@ -20,6 +26,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 use std::thread;
+use std::time::Duration;
 
 use mpi::Rank;
 use mpi::datatype::{Partition, PartitionMut};
@@ -103,8 +110,13 @@ impl Mpi {
         self.rounds.get()
     }
 
-    /// Ends every rank of the job with `code`, after this rank has said why.
+    /// Ends every rank of the job with `code`, after this rank has said why. The message is given
+    /// a fifth of a second to reach the launcher first: MPICH's hydra kills the ranks' output
+    /// forwarding at the abort, and the reason was sometimes lost.
     pub fn abort(&self, code: i32) -> ! {
+        use std::io::Write;
+        let _ = std::io::stderr().flush();
+        thread::sleep(Duration::from_millis(200));
         self.world.abort(code)
     }
 
@@ -120,7 +132,14 @@ impl Mpi {
     }
 
     fn receive(&self, rank: usize, tag: i32) -> Vec<u8> {
-        self.world.process_at_rank(rank as Rank).receive_vec_with_tag::<u8>(tag).0
+        let source = self.world.process_at_rank(rank as Rank);
+        until(|| source.immediate_matched_probe_with_tag(tag)).matched_receive_vec::<u8>().0
+    }
+
+    /// `MPI_Bcast` from rank 0 into `buffer`, waited for by polling ([`until`]).
+    fn broadcast(&self, buffer: &mut [u8]) {
+        let root = self.world.process_at_rank(0);
+        mpi::request::scope(|scope| complete(root.immediate_broadcast_into(scope, buffer)));
     }
 
     /// The leader's command to every other rank, by broadcast (a tree, not one send per rank): a
@@ -142,11 +161,10 @@ impl Mpi {
             mpi_count(bytes.len())?;
         }
         self.count(bytes.len() * (self.ranks() - 1));
-        let root = self.world.process_at_rank(0);
-        root.broadcast_into(&mut header[..]);
+        self.broadcast(&mut header[..]);
         if !inline {
             let mut payload = bytes.to_vec();
-            root.broadcast_into(&mut payload[..]);
+            self.broadcast(&mut payload[..]);
         }
         Ok(())
     }
@@ -158,7 +176,7 @@ impl Mpi {
         }
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(&u64::MAX.to_le_bytes());
-        self.world.process_at_rank(0).broadcast_into(&mut header[..]);
+        self.broadcast(&mut header[..]);
     }
 
     /// A follower's next command from the leader (see [`Mpi::command_to_all`]).
@@ -166,9 +184,8 @@ impl Mpi {
         if self.ranks() < BROADCAST_FROM {
             return self.receive(0, COMMAND);
         }
-        let root = self.world.process_at_rank(0);
         let mut header = [0u8; HEADER];
-        root.broadcast_into(&mut header[..]);
+        self.broadcast(&mut header[..]);
         let mut length = [0u8; 8];
         length.copy_from_slice(&header[..8]);
         match u64::from_le_bytes(length) {
@@ -176,7 +193,7 @@ impl Mpi {
             n if n as usize <= HEADER - 8 => header[8..8 + n as usize].to_vec(),
             n => {
                 let mut payload = vec![0u8; n as usize];
-                root.broadcast_into(&mut payload[..]);
+                self.broadcast(&mut payload[..]);
                 payload
             }
         }
@@ -189,8 +206,8 @@ impl Mpi {
         let world = &self.world;
         Ok(mpi::request::scope(|scope| {
             let request = world.process_at_rank(to as Rank).immediate_send_with_tag(scope, bytes, BLOCK);
-            let (incoming, _) = world.process_at_rank(from as Rank).receive_vec_with_tag::<u8>(BLOCK);
-            request.wait();
+            let incoming = self.receive(from, BLOCK);
+            complete(request);
             incoming
         }))
     }
@@ -264,6 +281,36 @@ impl Mpi {
         self.world.all_reduce_into(&value, &mut out, mpi::collective::SystemOperation::max());
         out
     }
+}
+
+/// Polls `poll` until it gives a value: a few hundred tight polls (a reply that is on its way
+/// comes within microseconds), then a yield of the core between polls, then sleeps of 50
+/// microseconds, so that a rank that waits long leaves the core to the ranks that work.
+fn until<T>(mut poll: impl FnMut() -> Option<T>) -> T {
+    let mut idle = 0u32;
+    loop {
+        if let Some(value) = poll() {
+            return value;
+        }
+        idle = idle.saturating_add(1);
+        match idle {
+            0..256 => std::hint::spin_loop(),
+            256..1024 => thread::yield_now(),
+            _ => thread::sleep(Duration::from_micros(50)),
+        }
+    }
+}
+
+/// Waits for a non-blocking operation by polling ([`until`]).
+fn complete<'a, D: ?Sized, S: mpi::request::Scope<'a>>(request: mpi::request::Request<'a, D, S>) {
+    let mut pending = Some(request);
+    until(|| match pending.take().map(|r| r.test()) {
+        Some(Ok(_)) | None => Some(()),
+        Some(Err(again)) => {
+            pending = Some(again);
+            None
+        }
+    });
 }
 
 /// A length as MPI counts it (`i32`), or an error for a message above 2^31 bytes.

@@ -309,7 +309,7 @@ fn ranks_under(root: u32) -> Vec<u32> {
 #[test]
 fn single_process_commands_and_bad_spreads_are_refused() {
     let output = run_mpi(2, &["demo", "--size", "tiny", "--quiet"]);
-    assert!(!output.status.success());
+    assert!(!output.status.success(), "{:?}: {}", output.status, stderr(&output));
     assert!(stderr(&output).contains("runs in one process"), "{}", stderr(&output));
 
     let dir = tempfile::tempdir().expect("temp dir");
