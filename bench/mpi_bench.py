@@ -55,7 +55,8 @@ APPS = {
     },
 }
 
-MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none"]
+# OpenMPI's launcher; MPICH's hydra (--launcher mpiexec.mpich) oversubscribes and binds nothing by itself.
+OPENMPI = ["mpirun", "--oversubscribe", "--bind-to", "none"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
@@ -89,16 +90,20 @@ def main():
     parser.add_argument("--lda-iterations", type=int, default=50)
     parser.add_argument("--mf-iterations", type=int, default=20)
     parser.add_argument("--command", default="")
+    parser.add_argument("--launcher", default="mpirun", help="mpirun (OpenMPI) or mpiexec.mpich (MPICH)")
     args = parser.parse_args()
+    mpirun = OPENMPI if args.launcher == "mpirun" else [args.launcher]
+    version = subprocess.run([args.launcher, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    version = next((line.strip() for line in version if "version" in line.lower()), version[0] if version else "?")
     work = tempfile.mkdtemp(prefix="strads-mpi-bench-")
     lines = [
         "# MPI against the embedded runtime",
         "",
         f"Machine: {machine()}. Commit: {commit()}. Command: `{args.command or ' '.join(sys.argv)}`.",
-        f"MPI: {subprocess.run(['mpirun', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}.",
+        f"MPI: `{args.launcher}`, {version}.",
         "",
         "Each row: the same run as P worker threads of one process (embedded) and as P ranks of one worker each",
-        f"(mpirun --oversubscribe), best training seconds of {args.repeat}; throughput is the application's work",
+        f"({' '.join(mpirun)}), best training seconds of {args.repeat}; throughput is the application's work",
         "per training second. The models of both runtimes are compared byte for byte.",
         "",
     ]
@@ -124,7 +129,7 @@ def main():
                     if runtime == "embedded":
                         s = run([args.strads] + cmd + ["--workers", str(p)], out)
                     else:
-                        s = run(MPIRUN + ["-n", str(p), args.strads] + cmd, out)
+                        s = run(mpirun + ["-n", str(p), args.strads] + cmd, out)
                     if runtime not in best or s["seconds"] < best[runtime]["seconds"]:
                         best[runtime] = s
             same = all(filecmp.cmp(os.path.join(work, f"{app}-embedded-{p}", f),
