@@ -243,8 +243,8 @@ impl CheckedParams {
             (Algorithm::Als, Bias::None) if mean.abs() > 0.0 && mean.is_finite() => 2.0 * (mean.abs() / k).sqrt(),
             _ => (unit / k).sqrt() / 2.0,
         };
-        let exponent = if self.weighted_lambda { self.lambda_exponent } else { 0.0 };
-        let lambda = if self.implicit.is_some() { 0.01 } else { 0.1 * unit * REFERENCE_RATINGS.powf(1.0 - exponent) };
+        let lambda =
+            if self.implicit.is_some() { 0.01 } else { 0.1 * unit * REFERENCE_RATINGS.powf(1.0 - self.exponent()) };
         let implicit = self.implicit.is_some();
         CheckedParams {
             cg_steps: Some(self.cg_steps.unwrap_or_else(|| default_cg_steps(self.rank, pairs, implicit))),
@@ -264,11 +264,16 @@ impl CheckedParams {
         self.lambda.unwrap_or(0.1)
     }
 
+    /// The power of a row's number of ratings in its L2 weight: 0 when `lambda` is not weighted.
+    fn exponent(&self) -> f64 {
+        if self.weighted_lambda { self.lambda_exponent } else { 0.0 }
+    }
+
     /// The L2 weight of a row of `n` ratings: `lambda n^lambda_exponent` when weighted, else `lambda`.
     pub fn row_reg(&self, n: u32) -> f64 {
         let n = f64::from(n);
-        match self.lambda_exponent {
-            _ if !self.weighted_lambda => self.lambda(),
+        match self.exponent() {
+            0.0 => self.lambda(),
             1.0 => self.lambda() * n,
             0.5 => self.lambda() * n.sqrt(),
             e => self.lambda() * n.powf(e),

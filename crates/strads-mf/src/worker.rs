@@ -271,7 +271,6 @@ impl Shard {
             Entries::new(items.len(), data.item_ratings.iter().map(|&(u, i, v)| (local(&items, i), u, v)).collect());
         let test = Heldout::new(&users, data.test);
         let validation = Heldout::new(&users, data.validation);
-        let reg = |n: u32| params.row_reg(n);
         let w: Vec<f64> = users.clone().flat_map(|u| initial_row(params, Side::W, u)).collect();
         let h: Vec<f64> = items.clone().flat_map(|i| initial_row(params, Side::H, i)).collect();
         let (full_w, full_h) = match params.algorithm {
@@ -288,8 +287,8 @@ impl Shard {
             fallback,
             w,
             h,
-            reg_w: data.user_counts.iter().map(|&n| reg(n)).collect(),
-            reg_h: data.item_counts.iter().map(|&n| reg(n)).collect(),
+            reg_w: data.user_counts.iter().map(|&n| params.row_reg(n)).collect(),
+            reg_h: data.item_counts.iter().map(|&n| params.row_reg(n)).collect(),
             cold_w: data.user_counts.iter().map(|&n| n == 0).collect(),
             cold_h: data.item_counts.iter().map(|&n| n == 0).collect(),
             by_user,
