@@ -59,17 +59,26 @@ pub struct Plan<T> {
     /// After pushing, every worker passes its active block to the previous worker on the ring
     /// and receives one from the next (see the static engine's rotation).
     pub rotate: bool,
+    /// Only worker 0, the one on the leader's thread, pushes; the others sit the round out (they
+    /// are not woken, and the aggregator gets worker 0's partial alone). For rounds whose work is
+    /// too small to be worth a crossing of threads or processes. Commits still reach every worker.
+    pub leader_only: bool,
 }
 
 impl<T> Plan<T> {
     /// The same task for every worker, no rotation.
     pub fn all(task: T) -> Self {
-        Plan { tasks: Assignment::All(task), rotate: false }
+        Plan { tasks: Assignment::All(task), rotate: false, leader_only: false }
+    }
+
+    /// A task for worker 0 alone (see [`Plan::leader_only`]).
+    pub fn leader(task: T) -> Self {
+        Plan { tasks: Assignment::All(task), rotate: false, leader_only: true }
     }
 
     /// One task per worker, no rotation.
     pub fn each(tasks: Vec<T>) -> Self {
-        Plan { tasks: Assignment::Each(tasks), rotate: false }
+        Plan { tasks: Assignment::Each(tasks), rotate: false, leader_only: false }
     }
 
     /// The same plan, with the blocks rotating after the push.
@@ -158,7 +167,8 @@ pub struct Pulled<C, F> {
 
 /// `pull`: combines the workers' partial results and commits new values. Runs on the leader.
 pub trait Aggregator<P: Program> {
-    /// Combines one round's partials (in worker order) into a commit and feedback.
+    /// Combines one round's partials (in worker order; worker 0's alone for a
+    /// [`Plan::leader`] round) into a commit and feedback.
     fn pull(
         &mut self,
         round: Round,

@@ -118,6 +118,11 @@ where
                             workers,
                         });
                     }
+                    if plan.leader_only && plan.rotate {
+                        return Err(EngineError::Options(format!(
+                            "round {next}: a plan for worker 0 alone cannot rotate blocks"
+                        )));
+                    }
                     let round = Round { index: next, synced };
                     let plan = Arc::new(plan);
                     transport.push(round, Arc::clone(&plan))?;

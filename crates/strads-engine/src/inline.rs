@@ -78,7 +78,8 @@ impl<P: Program, W: Worker<P>> Transport<P> for Sequential<P, W> {
 
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
         let mut partials = Vec::with_capacity(self.workers.len());
-        for (id, worker) in self.workers.iter_mut().enumerate() {
+        let pushing = if plan.leader_only { 1 } else { self.workers.len() };
+        for (id, worker) in self.workers.iter_mut().enumerate().take(pushing) {
             partials.push(push_on(worker, id, round, &plan)?);
         }
         if plan.rotate {

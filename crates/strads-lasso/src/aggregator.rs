@@ -919,7 +919,7 @@ impl Aggregator<LassoProgram> for LassoAggregator<'_> {
             Some(Task::Update(coords)) => self.update(round, coords, partials),
             Some(Task::Extrapolate(mix)) => self.extrapolate(round, mix, partials),
             Some(Task::Solve(_)) => self.solve(round, partials),
-            Some(Task::Gap) | None => self.gap(partials),
+            Some(Task::Gap { .. }) | None => self.gap(partials),
         }
     }
 

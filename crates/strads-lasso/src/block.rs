@@ -52,6 +52,11 @@ const WINDOW: usize = 48;
 /// visits at least `N` nonzeros.
 pub const SPLIT_NEVER: u64 = u64::MAX;
 
+/// A gap check over fewer active nonzeros than this is made by worker 0 alone: waking another
+/// thread costs 100 to 400 microseconds on a virtual machine, what a check of 100,000 to 400,000
+/// nonzeros takes on one core.
+pub const SHARED_GAP_NNZ: u64 = 500_000;
+
 /// Passes of a probe, the first split round at a `lambda`: one pass shows whether the groups'
 /// changes fight (news20's groups keep 0.55 of their gains after one pass and 0.57 after five),
 /// and a dropped probe then costs one pass of half the working set.

@@ -82,6 +82,9 @@ pub struct LassoFit {
     pub updates: u64,
     /// Duality-gap checks.
     pub gap_checks: u64,
+    /// Gap checks whose column sums every worker shared; the others (all of them on one worker,
+    /// and in block mode those over fewer than 500,000 active nonzeros) were worker 0's alone.
+    pub shared_gap_checks: u64,
     /// Seconds of training (after the workers were built).
     pub seconds: f64,
     /// Every gap check.
@@ -296,6 +299,7 @@ pub fn fit_checkpointed<L: Launcher>(
         rounds: aggregator.update_rounds,
         updates: aggregator.updates,
         gap_checks: scheduler.gap_checks,
+        shared_gap_checks: if workers > 1 { scheduler.shared_gap_checks } else { 0 },
         seconds,
         screened: aggregator.screened(),
         rejected: scheduler.select_stats().rejected,

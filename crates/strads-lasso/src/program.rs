@@ -44,7 +44,10 @@ pub enum Task {
     /// Partial sums `x_j . r` for these coordinates.
     Update(Vec<u32>),
     /// `X^T r` over the active coordinates and residual sums, for the duality gap.
-    Gap,
+    Gap {
+        /// The one worker given it (block mode, worker 0 alone) sums every active column, not its share.
+        whole: bool,
+    },
     /// Combine the residual snapshots in these slots with these coefficients (Anderson
     /// extrapolation) and report the objective's residual term for the result and for now.
     Extrapolate(Vec<(u8, f64)>),

@@ -249,6 +249,8 @@ pub struct LassoScheduler<'a> {
     extrapolated_since_gap: bool,
     pub(crate) update_rounds: u64,
     pub(crate) gap_checks: u64,
+    /// Gap checks whose column sums every worker shared (the others: worker 0's alone).
+    pub(crate) shared_gap_checks: u64,
     pub(crate) status: Option<Status>,
 }
 
@@ -321,6 +323,7 @@ impl<'a> LassoScheduler<'a> {
             extrapolated_since_gap: false,
             update_rounds: 0,
             gap_checks: 0,
+            shared_gap_checks: 0,
             status: None,
         }
     }
@@ -349,8 +352,8 @@ impl<'a> LassoScheduler<'a> {
         };
     }
 
-    /// Block mode: the next round's tasks, or `None` when no group has a coordinate left.
-    fn block_plan(&mut self) -> Option<Vec<Task>> {
+    /// Block mode: the next round's plan, or `None` when no group has a coordinate left.
+    fn block_plan(&mut self) -> Option<Plan<Task>> {
         let Order::Block { groups, spec: Some(spec), workers, proven, .. } = &self.order else { return None };
         if groups.iter().all(Vec::is_empty) {
             return None;
@@ -363,7 +366,12 @@ impl<'a> LassoScheduler<'a> {
             spec.max_epochs = spec.max_epochs.min(crate::block::PROBE_EPOCHS);
         }
         let task = |coords: &Vec<u32>| Task::Solve(SolveTask { coords: coords.clone(), spec, dense, split });
-        Some(groups.iter().map(task).collect())
+        if !split {
+            // One group: worker 0 solves it, and the others are not woken for nothing.
+            let group = groups.iter().find(|g| !g.is_empty())?;
+            return Some(Plan::leader(task(group)));
+        }
+        Some(Plan::each(groups.iter().map(task).collect()))
     }
 
     /// Removes a coordinate for good (screened out, or a column of zeros).
@@ -484,7 +492,15 @@ impl<'a> LassoScheduler<'a> {
         self.work_since_gap = 0;
         self.rounds_since_gap = 0;
         self.gap_checks += 1;
-        Decision::Run(Plan::all(Task::Gap))
+        // In block mode every worker holds every column and the whole residual, so worker 0 alone
+        // can check a gap too small to be worth waking the others for.
+        let alone = matches!(self.order, Order::Block { workers, .. } if workers > 1)
+            && self.active_nnz < crate::block::SHARED_GAP_NNZ;
+        if alone {
+            return Decision::Run(Plan::leader(Task::Gap { whole: true }));
+        }
+        self.shared_gap_checks += 1;
+        Decision::Run(Plan::all(Task::Gap { whole: false }))
     }
 }
 
@@ -526,7 +542,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             if slot.in_flight > 0 {
                 return Decision::Wait;
             }
-            let Some(tasks) = self.block_plan() else {
+            let Some(plan) = self.block_plan() else {
                 self.final_gap = true;
                 return self.gap(slot);
             };
@@ -534,7 +550,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             self.rounds_since_gap += 1;
             // A round solves the working set: the next check follows it.
             self.check_now = true;
-            return Decision::Run(Plan::each(tasks));
+            return Decision::Run(plan);
         }
         let coords = self.next_coords();
         if coords.is_empty() {
@@ -663,7 +679,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             (&self.col_nnz, &self.screened, &self.zero_columns, &self.in_working_set),
             (self.active_nnz, self.work_since_gap, self.rounds_since_gap),
             (&self.extrapolation, self.extrapolating, self.extrapolated_since_gap),
-            (self.update_rounds, self.gap_checks, self.status),
+            (self.update_rounds, self.gap_checks, self.shared_gap_checks, self.status),
         ))
     }
 
@@ -676,7 +692,7 @@ impl Scheduler<LassoProgram> for LassoScheduler<'_> {
             (self.col_nnz, self.screened, self.zero_columns, self.in_working_set),
             (self.active_nnz, self.work_since_gap, self.rounds_since_gap),
             (self.extrapolation, self.extrapolating, self.extrapolated_since_gap),
-            (self.update_rounds, self.gap_checks, self.status),
+            (self.update_rounds, self.gap_checks, self.shared_gap_checks, self.status),
         ) = decode(state)?;
         expect_len("coordinates", self.screened.len(), features)?;
         match (&mut self.order, order) {

@@ -122,9 +122,11 @@ impl LassoWorker {
         self.block.as_ref().map_or(0..self.y.len(), |b| b.rows.clone())
     }
 
-    /// `x_j . r` for the active coordinates this worker sums (0 for the others).
-    fn active_dots(&self) -> Vec<f64> {
-        self.active.iter().map(|&j| if self.sums_column(j as usize) { self.dot(j as usize) } else { 0.0 }).collect()
+    /// `x_j . r` for the active coordinates this worker sums (0 for the others), or for all of
+    /// them (`whole`).
+    fn active_dots(&self, whole: bool) -> Vec<f64> {
+        let sums = |j: usize| whole || self.sums_column(j);
+        self.active.iter().map(|&j| if sums(j as usize) { self.dot(j as usize) } else { 0.0 }).collect()
     }
 
     #[inline]
@@ -147,7 +149,7 @@ impl LassoWorker {
         (g, h)
     }
 
-    fn logistic_gap(&self) -> GapPartial {
+    fn logistic_gap(&self, whole: bool) -> GapPartial {
         let (mut loss, mut entropy, mut r_sum, mut curvature) = (0.0, 0.0, 0.0, 0.0);
         for i in self.summed_rows() {
             let y = self.y[i];
@@ -156,7 +158,7 @@ impl LassoWorker {
             r_sum += self.u[i];
             curvature += self.w[i];
         }
-        let xtr = self.active_dots();
+        let xtr = self.active_dots(whole);
         GapPartial { xtr, r_sq: 0.0, r_sum, r_dot_y: 0.0, loss, entropy, curvature }
     }
 }
@@ -195,8 +197,8 @@ impl Worker<LassoProgram> for LassoWorker {
                         .collect(),
                 ),
             },
-            Task::Gap if self.loss == Loss::Logistic => Partial::Gap(self.logistic_gap()),
-            Task::Gap => {
+            &Task::Gap { whole } if self.loss == Loss::Logistic => Partial::Gap(self.logistic_gap(whole)),
+            &Task::Gap { whole } => {
                 let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
                 let rows = self.summed_rows();
                 for (r, y) in self.r[rows.clone()].iter().zip(&self.y[rows]) {
@@ -205,7 +207,7 @@ impl Worker<LassoProgram> for LassoWorker {
                     r_sum += r;
                     r_dot_y += r * y;
                 }
-                let xtr = self.active_dots();
+                let xtr = self.active_dots(whole);
                 Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y, loss: 0.5 * r_sq, entropy: 0.0, curvature: 0.0 })
             }
             Task::Extrapolate(mix) => {

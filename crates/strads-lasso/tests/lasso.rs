@@ -239,6 +239,42 @@ fn block_default_gives_the_one_worker_model_on_any_number_of_workers() {
     }
 }
 
+/// A problem of more active nonzeros than worker 0 checks alone: its first gap checks are shared
+/// by the workers (each sums its columns), the later ones, once screening has left fewer, are
+/// worker 0's; the model is still the one-worker model bit for bit, and reaches the optimum.
+#[test]
+fn block_gap_checks_shared_or_alone_give_the_one_worker_model() {
+    let spec = GeneratorSpec {
+        rows: 1200,
+        features: 500,
+        block: 5,
+        correlation: 0.5,
+        density: 1.0,
+        support: 10,
+        noise: 0.5,
+        seed: 8,
+    };
+    let data = generate(&spec).data;
+    let mut p = LassoParams::new(Lambda::Ratio(0.05));
+    p.tol = 1e-10;
+    let one = run(&data, p.clone(), 1);
+    assert_eq!(one.status, Status::Converged);
+    assert_eq!(one.shared_gap_checks, 0);
+    for workers in [2, 3] {
+        let model = run(&data, p.clone(), workers);
+        assert!(
+            model.shared_gap_checks >= 1 && model.shared_gap_checks < model.gap_checks,
+            "P={workers}: {} shared of {} checks",
+            model.shared_gap_checks,
+            model.gap_checks
+        );
+        assert_eq!(model.beta, one.beta, "P={workers}");
+        assert_eq!((model.updates, model.rounds), (one.updates, one.rounds), "P={workers}");
+    }
+    let kkt = kkt_violation(&data, &one.beta, 0.0, one.lambda, false);
+    assert!(kkt <= 1e-4 * one.lambda, "KKT violation {kkt} at lambda {}", one.lambda);
+}
+
 #[test]
 fn the_same_seed_and_workers_give_identical_coefficients() {
     let data = problem(0.7, 4);

@@ -142,7 +142,8 @@ struct Threads<P: Program, W> {
     worker0: W,
     ring0: Ring<P::Block>,
     remotes: Vec<Remote<P>>,
-    pending0: VecDeque<P::Partial>,
+    /// Worker 0's partials of the rounds pushed and not collected, and whether the round was its alone.
+    pending0: VecDeque<(P::Partial, bool)>,
     spin: u32,
 }
 
@@ -152,17 +153,24 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
     }
 
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
-        for (offset, remote) in self.remotes.iter().enumerate() {
-            remote.commands.send(Command::Push(round, Arc::clone(&plan))).map_err(|_| stopped(offset + 1))?;
+        if !plan.leader_only {
+            for (offset, remote) in self.remotes.iter().enumerate() {
+                remote.commands.send(Command::Push(round, Arc::clone(&plan))).map_err(|_| stopped(offset + 1))?;
+            }
         }
         let (partial, _) = push_and_pass(&mut self.worker0, 0, 0, round, &plan, &self.ring0)?;
-        self.pending0.push_back(partial);
+        self.pending0.push_back((partial, plan.leader_only));
         Ok(())
     }
 
     fn collect(&mut self) -> Result<Vec<P::Partial>, EngineError> {
         let mut partials = Vec::with_capacity(self.workers());
-        partials.push(self.pending0.pop_front().ok_or_else(|| EngineError::Transport("collect without push".into()))?);
+        let (first, leader_only) =
+            self.pending0.pop_front().ok_or_else(|| EngineError::Transport("collect without push".into()))?;
+        partials.push(first);
+        if leader_only {
+            return Ok(partials);
+        }
         for (offset, remote) in self.remotes.iter().enumerate() {
             match receive(&remote.replies, self.spin) {
                 Ok(Reply::Pushed(partial, _)) => partials.push(partial),

@@ -24,6 +24,7 @@
 //! which ends the job; no rank waits on a message from a dead one for longer than that.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -413,7 +414,13 @@ impl Launcher for Ranks<'_> {
                 follow(self.mpi, pool)?;
                 return Ok(None);
             }
-            let mut transport = Leader { mpi: self.mpi, threads: self.threads, pool, pending: Vec::new() };
+            let mut transport = Leader {
+                mpi: self.mpi,
+                threads: self.threads,
+                pool,
+                pending: Vec::new(),
+                leader_only: VecDeque::new(),
+            };
             let (mut scheduler, mut aggregator) = make_leader();
             let outcome = drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints);
             match outcome {
@@ -452,7 +459,9 @@ fn follow<P: Program, W: Worker<P>>(mpi: &Mpi, mut pool: Pool<P, W>) -> Result<(
             let command: Incoming<P::Task, P::Commit> = decode(frame).map_err(wire)?;
             let answer = match command {
                 Incoming::Push(round, tasks, rotate) => {
-                    pool.push(round, Arc::new(Plan { tasks, rotate }), &mut |b| exchange::<P>(mpi, b))?;
+                    pool.push(round, Arc::new(Plan { tasks, rotate, leader_only: false }), &mut |b| {
+                        exchange::<P>(mpi, b)
+                    })?;
                     Answer::Partials(pool.collect()?)
                 }
                 Incoming::Sync(round, commit) => {
@@ -498,6 +507,8 @@ struct Leader<'m, P: Program, W> {
     pool: Pool<P, W>,
     /// Framed commands for every rank not sent yet: a round's commit waits for the next push.
     pending: Vec<u8>,
+    /// For every round pushed and not collected: whether it was worker 0's alone.
+    leader_only: VecDeque<bool>,
 }
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
@@ -563,6 +574,12 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
         self.mpi.rounds.set(self.mpi.rounds.get() + 1);
+        self.leader_only.push_back(plan.leader_only);
+        if plan.leader_only {
+            // Worker 0 is rank 0's first: the other ranks sit the round out.
+            let mpi = self.mpi;
+            return self.pool.push(round, plan, &mut |b| exchange::<P>(mpi, b));
+        }
         let shared = matches!(plan.tasks, Assignment::All(_));
         self.command_ranks(shared, false, |range| {
             encode(&Outgoing::<P::Task, P::Commit>::Push(round, slice(&plan.tasks, range)?, plan.rotate)).map_err(wire)
@@ -573,6 +590,9 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
 
     fn collect(&mut self) -> Result<Vec<P::Partial>, EngineError> {
         let mut partials = self.pool.collect()?;
+        if self.leader_only.pop_front().unwrap_or(false) {
+            return Ok(partials);
+        }
         let more = self.answers(|a| match a {
             Answer::Partials(p) => Some(p),
             _ => None,

@@ -74,7 +74,9 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
         plan: Arc<Plan<P::Task>>,
         exchange: &mut dyn FnMut(P::Block) -> Result<P::Block, EngineError>,
     ) -> Result<(), EngineError> {
-        for (offset, remote) in self.remotes.iter().enumerate() {
+        // A round for worker 0 alone reaches only the leader's pool, whose first worker it is.
+        let remotes = if plan.leader_only { &self.remotes[..0] } else { &self.remotes[..] };
+        for (offset, remote) in remotes.iter().enumerate() {
             remote
                 .commands
                 .send(Command::Push(round, Arc::clone(&plan)))
@@ -85,7 +87,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
         let mut blocks = Vec::with_capacity(self.len());
         partials.push(partial);
         blocks.extend(block);
-        for (offset, remote) in self.remotes.iter().enumerate() {
+        for (offset, remote) in remotes.iter().enumerate() {
             match remote.replies.recv() {
                 Ok(Reply::Pushed(partial, block)) => {
                     partials.push(partial);
@@ -233,8 +235,14 @@ mod tests {
             pool.restore(states).unwrap();
             pool.push(round(2), Arc::new(Plan::all(())), &mut ring).unwrap();
             assert_eq!(pool.collect().unwrap(), vec![(0, 205), (1, 305), (2, 105)]);
+            // A round for worker 0 alone: only the first answers; a commit still reaches all.
+            pool.push(round(3), Arc::new(Plan::leader(())), &mut ring).unwrap();
+            assert_eq!(pool.collect().unwrap(), vec![(0, 205)]);
+            pool.sync(round(3), Arc::new(Assignment::Each(vec![1, 2, 3]))).unwrap();
+            pool.push(round(4), Arc::new(Plan::all(())), &mut ring).unwrap();
+            assert_eq!(pool.collect().unwrap(), vec![(0, 206), (1, 307), (2, 108)]);
             let short = Arc::new(Plan::each(vec![(), ()]));
-            assert!(matches!(pool.push(round(3), short, &mut ring), Err(EngineError::PlanShape { workers: 3, .. })));
+            assert!(matches!(pool.push(round(5), short, &mut ring), Err(EngineError::PlanShape { workers: 3, .. })));
         });
     }
 }

@@ -268,3 +268,107 @@ fn a_panicking_worker_ends_the_run_with_its_message() {
         other => panic!("expected a worker failure, got {:?}", other.map(|_| ())),
     }
 }
+
+/// Every third round is for worker 0 alone; each worker answers with its id and how many rounds
+/// it has pushed and commits it has synced so far.
+struct Count;
+impl Program for Count {
+    type Task = ();
+    type Partial = (usize, u64, u64);
+    type Commit = u64;
+    type Feedback = ();
+    type Block = ();
+}
+
+struct Counter {
+    id: usize,
+    pushes: u64,
+    syncs: u64,
+}
+impl Worker<Count> for Counter {
+    fn push(&mut self, _round: Round, _task: &()) -> (usize, u64, u64) {
+        self.pushes += 1;
+        (self.id, self.pushes, self.syncs)
+    }
+    fn sync(&mut self, _round: Round, commit: &u64) {
+        self.syncs = *commit;
+    }
+}
+
+struct Alternate;
+impl Scheduler<Count> for Alternate {
+    fn schedule(&mut self, slot: Slot) -> Decision<()> {
+        match slot.round {
+            r if r >= 10 => Decision::Stop,
+            r if r.is_multiple_of(3) => Decision::Run(Plan::leader(())),
+            _ => Decision::Run(Plan::all(())),
+        }
+    }
+    fn feedback(&mut self, _round: Round, _feedback: ()) {}
+}
+
+#[derive(Default)]
+struct Record(Vec<Vec<(usize, u64, u64)>>);
+impl Aggregator<Count> for Record {
+    fn pull(&mut self, round: Round, _tasks: &Assignment<()>, partials: Vec<(usize, u64, u64)>) -> Pulled<u64, ()> {
+        self.0.push(partials);
+        // Commit number `round + 1`: a worker's count of syncs is the last commit it applied.
+        Pulled { commit: Some(Assignment::All(round.index + 1)), feedback: () }
+    }
+}
+
+fn count_on(launcher: &impl Launcher, depth: usize) -> Vec<Vec<(usize, u64, u64)>> {
+    let (_, record) = launcher
+        .run(
+            RunOptions { pipeline_depth: depth },
+            |id| Ok(Counter { id, pushes: 0, syncs: 0 }),
+            || (Alternate, Record::default()),
+        )
+        .unwrap()
+        .unwrap();
+    record.0
+}
+
+#[test]
+fn a_round_for_the_leader_alone_reaches_worker_0_and_every_commit_reaches_all() {
+    for depth in 0..3 {
+        for workers in 1..=3 {
+            let rounds = count_on(&Embedded::new(workers).unwrap(), depth);
+            assert_eq!(rounds, count_on(&strads_engine::Inline::new(workers).unwrap(), depth), "P={workers} s={depth}");
+            assert_eq!(rounds.len(), 10);
+            for (r, partials) in rounds.iter().enumerate() {
+                let r = r as u64;
+                let alone = r.is_multiple_of(3);
+                let ids: Vec<usize> = partials.iter().map(|p| p.0).collect();
+                let expected: Vec<usize> = if alone { vec![0] } else { (0..workers).collect() };
+                assert_eq!(ids, expected, "P={workers} s={depth} round {r}");
+                // Rounds 0..r that every worker pushed: those not divisible by 3.
+                let shared_before = (0..r).filter(|k| !k.is_multiple_of(3)).count() as u64;
+                for &(id, pushes, syncs) in partials {
+                    let want = if id == 0 { r + 1 } else { shared_before + 1 };
+                    assert_eq!(pushes, want, "P={workers} s={depth} round {r} worker {id}");
+                    // Every worker, pushing or not, applied the commits of rounds 0..r - depth.
+                    assert_eq!(syncs, r.saturating_sub(depth as u64), "P={workers} s={depth} round {r} worker {id}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rotating_plan_for_the_leader_alone_is_refused() {
+    struct Bad;
+    impl Scheduler<Count> for Bad {
+        fn schedule(&mut self, _slot: Slot) -> Decision<()> {
+            Decision::Run(Plan::leader(()).rotating())
+        }
+        fn feedback(&mut self, _round: Round, _feedback: ()) {}
+    }
+    let result = Embedded::new(2).unwrap().run(
+        RunOptions::default(),
+        |id| Ok(Counter { id, pushes: 0, syncs: 0 }),
+        || (Bad, Record::default()),
+    );
+    let error = result.err().expect("a rotating leader-only plan ran");
+    assert!(error.to_string().contains("cannot rotate"), "{error}");
+}

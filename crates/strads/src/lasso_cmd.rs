@@ -244,6 +244,8 @@ pub struct Summary {
     pub fit_intercept: bool,
     /// Duality-gap checks.
     pub gap_checks: u64,
+    /// Gap checks shared by every worker (the others were worker 0's alone).
+    pub shared_gap_checks: u64,
     /// Coordinates screened out.
     pub screened: usize,
     /// Candidates rejected by the dependency check.
@@ -359,6 +361,7 @@ pub fn summary(
         intercept: fit.intercept,
         fit_intercept: raw.intercept,
         gap_checks: fit.gap_checks,
+        shared_gap_checks: fit.shared_gap_checks,
         screened: fit.screened,
         rejected: fit.rejected,
         stale_skips: fit.stale_skips,
