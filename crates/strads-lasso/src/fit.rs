@@ -299,7 +299,7 @@ pub fn fit_checkpointed<L: Launcher>(
         rounds: aggregator.update_rounds,
         updates: aggregator.updates,
         gap_checks: scheduler.gap_checks,
-        shared_gap_checks: if workers > 1 { scheduler.shared_gap_checks } else { 0 },
+        shared_gap_checks: scheduler.shared_gap_checks,
         seconds,
         screened: aggregator.screened(),
         rejected: scheduler.select_stats().rejected,

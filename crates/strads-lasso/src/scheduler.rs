@@ -224,6 +224,8 @@ pub struct Budget {
 
 /// The scheduler role of the Lasso program.
 pub struct LassoScheduler<'a> {
+    /// Workers of the run.
+    workers: usize,
     order: Order<'a>,
     gap_every: GapEvery,
     budget: Budget,
@@ -301,6 +303,7 @@ impl<'a> LassoScheduler<'a> {
         };
         LassoScheduler {
             order,
+            workers,
             gap_every: raw.gap_every,
             budget,
             started: false,
@@ -494,9 +497,8 @@ impl<'a> LassoScheduler<'a> {
         self.gap_checks += 1;
         // In block mode every worker holds every column and the whole residual, so worker 0 alone
         // can check a gap too small to be worth waking the others for.
-        let alone = matches!(self.order, Order::Block { workers, .. } if workers > 1)
-            && self.active_nnz < crate::block::SHARED_GAP_NNZ;
-        if alone {
+        let block = matches!(self.order, Order::Block { .. });
+        if self.workers == 1 || (block && self.active_nnz < crate::block::SHARED_GAP_NNZ) {
             return Decision::Run(Plan::leader(Task::Gap { whole: true }));
         }
         self.shared_gap_checks += 1;
