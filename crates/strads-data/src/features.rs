@@ -14,6 +14,21 @@ use sprs::CsMatI;
 /// A sparse matrix in compressed rows, with `u32` column indices.
 pub type SparseRows = CsMatI<f64, u32, usize>;
 
+/// `len` zeros whose memory is written now, not lazily mapped to the kernel's zero page.
+///
+/// `vec![0.0; n]` gets zeroed pages from the allocator; the first read of a page maps the shared
+/// zero page, and the first write after it must then flush that mapping from every core's TLB,
+/// which in a process with several threads is an interrupt to each other core: on a virtual
+/// machine, tens of microseconds per 4 KiB page. A coefficient vector of 100,000 features read in
+/// a gap check and then updated paid that 196 times per worker (bench/results/
+/// lasso-prefault-2026-12-08.md). Writing the zeros up front costs one pass over the memory.
+pub fn written_zeros<T: Copy + Default>(len: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    // An opaque value, so that the compiler cannot turn the writes back into a zeroed allocation.
+    v.resize(len, std::hint::black_box(T::default()));
+    v
+}
+
 /// Dense rows, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DenseRows {

@@ -22,7 +22,7 @@ mod source;
 pub use dataset::{Dataset, Format, LoadOptions, detect_format, load};
 pub use delimited::{Header, LabelColumn, read_csv};
 pub use error::DataError;
-pub use features::{Columns, DenseColumns, DenseRows, Features, SparseColumns, SparseRows};
+pub use features::{Columns, DenseColumns, DenseRows, Features, SparseColumns, SparseRows, written_zeros};
 pub use libsvm::{IndexBase, RawRows, parse_libsvm, read_libsvm, write_libsvm};
 pub use matrix_market::{Coordinates, Triplet, read_coordinates, read_matrix_market, read_vector};
 pub use npy::{read_npy, write_npy, write_npy_from};

@@ -339,7 +339,7 @@ impl<'o> LassoAggregator<'o> {
             lambda = self.grid[0];
         }
         self.set_lambda(lambda);
-        self.beta = vec![0.0; p];
+        self.beta = strads_data::written_zeros(p);
         self.last_commit = vec![NEVER; p];
         self.screened = vec![false; p];
         self.active = (0..p as u32).collect();
@@ -663,12 +663,21 @@ impl<'o> LassoAggregator<'o> {
 
     fn gap(&mut self, partials: Vec<Partial>) -> Pulled<Commit, Feedback> {
         let positive = self.settings.positive;
-        let mut xtr = vec![0.0; self.active.len()];
+        // The first partial's products are the sum's start (0 + a is a, so the sum is the same):
+        // a leader-only check allocates nothing here.
+        let mut xtr: Vec<f64> = vec![];
         let mut total =
             GapPartial { xtr: vec![], r_sq: 0.0, r_sum: 0.0, r_dot_y: 0.0, loss: 0.0, entropy: 0.0, curvature: 0.0 };
-        for partial in &partials {
+        for partial in partials {
             if let Partial::Gap(g) = partial {
-                add_into(&mut xtr, &g.xtr);
+                if xtr.is_empty() && g.xtr.len() == self.active.len() {
+                    xtr = g.xtr;
+                } else {
+                    if xtr.is_empty() {
+                        xtr = vec![0.0; self.active.len()];
+                    }
+                    add_into(&mut xtr, &g.xtr);
+                }
                 total.r_sq += g.r_sq;
                 total.r_sum += g.r_sum;
                 total.r_dot_y += g.r_dot_y;
@@ -677,6 +686,7 @@ impl<'o> LassoAggregator<'o> {
                 total.curvature += g.curvature;
             }
         }
+        xtr.resize(self.active.len(), 0.0);
         let n = self.n.max(1.0);
         let logistic = self.settings.loss == Loss::Logistic;
         // The squared loss' residual is centred when there is an intercept (the logistic loss

@@ -102,7 +102,7 @@ impl LassoWorker {
             index,
             workers: workers.max(1),
             rows,
-            beta: vec![0.0; x.cols()],
+            beta: strads_data::written_zeros(x.cols()),
             col_sq: (0..x.cols()).map(|j| x.sq_norm(j)).collect(),
             col_max: (0..x.cols()).map(|j| x.max_abs(j)).collect(),
             local: vec![],

@@ -19,7 +19,7 @@ use strads_engine::{Transport, drive_checkpointed};
 
 use crate::worker_loop::Command;
 use crate::worker_loop::{
-    PassBlocks, Passed, Remote, Reply, checkpoint_failed, push_and_pass, receive, serve, stopped,
+    Held, PassBlocks, Passed, Remote, Reply, checkpoint_failed, push_and_pass, receive, serve, stopped,
 };
 
 /// Runs programs on worker threads of this process.
@@ -129,7 +129,8 @@ impl Launcher for Embedded {
                 }
             }
 
-            let mut transport = Threads { worker0, ring0, remotes, pending0: VecDeque::new(), spin: self.spin };
+            let mut transport =
+                Threads { worker0, ring0, remotes, pending0: VecDeque::new(), held: Held::new(), spin: self.spin };
             let (mut scheduler, mut aggregator) = make_leader();
             drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints)?;
             Ok(Some((scheduler, aggregator)))
@@ -144,6 +145,8 @@ struct Threads<P: Program, W> {
     remotes: Vec<Remote<P>>,
     /// Worker 0's partials of the rounds pushed and not collected, and whether the round was its alone.
     pending0: VecDeque<(P::Partial, bool)>,
+    /// Commits not yet sent to the other workers (after rounds for worker 0 alone).
+    held: Held<P>,
     spin: u32,
 }
 
@@ -153,6 +156,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
     }
 
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
+        self.held.before_push(&plan, &self.remotes, 0)?;
         if !plan.leader_only {
             for (offset, remote) in self.remotes.iter().enumerate() {
                 remote.commands.send(Command::Push(round, Arc::clone(&plan))).map_err(|_| stopped(offset + 1))?;
@@ -185,6 +189,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
     }
 
     fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
+        self.held.release(&self.remotes, 0)?;
         for (offset, remote) in self.remotes.iter().enumerate() {
             remote.commands.send(Command::Save).map_err(|_| stopped(offset + 1))?;
         }
@@ -203,6 +208,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
     fn restore(&mut self, states: Vec<Vec<u8>>) -> Result<(), EngineError> {
         let mut states = states.into_iter();
         let first = states.next().ok_or_else(|| EngineError::Checkpoint("no saved worker states".into()))?;
+        self.held.release(&self.remotes, 0)?;
         for (offset, (remote, state)) in self.remotes.iter().zip(states).enumerate() {
             remote.commands.send(Command::Restore(state)).map_err(|_| stopped(offset + 1))?;
         }
@@ -218,9 +224,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Threads<P, W> {
     }
 
     fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
-        for (offset, remote) in self.remotes.iter().enumerate() {
-            remote.commands.send(Command::Sync(round, Arc::clone(&commit))).map_err(|_| stopped(offset + 1))?;
-        }
+        self.held.sync(round, Arc::clone(&commit), &self.remotes, 0)?;
         if let Some(value) = commit.for_worker(0) {
             self.worker0.sync(round, value);
         }

@@ -44,6 +44,7 @@ use strads_core::{
 use strads_engine::{Transport, drive_checkpointed};
 
 use crate::pool::Pool;
+use crate::worker_loop::HOLD_COMMITS;
 
 const COMMAND: i32 = 1;
 const REPLY: i32 = 2;
@@ -420,6 +421,8 @@ impl Launcher for Ranks<'_> {
                 pool,
                 pending: Vec::new(),
                 leader_only: VecDeque::new(),
+                holding: false,
+                held: 0,
             };
             let (mut scheduler, mut aggregator) = make_leader();
             let outcome = drive_checkpointed(&mut scheduler, &mut aggregator, &mut transport, options, checkpoints);
@@ -509,6 +512,11 @@ struct Leader<'m, P: Program, W> {
     pending: Vec<u8>,
     /// For every round pushed and not collected: whether it was worker 0's alone.
     leader_only: VecDeque<bool>,
+    /// Whether the latest push was worker 0's alone: its commits wait in `pending` whatever their
+    /// size (up to [`HOLD_COMMITS`] of them), since the other ranks have nothing else to do.
+    holding: bool,
+    /// Commits waiting in `pending`.
+    held: usize,
 }
 
 impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
@@ -527,16 +535,21 @@ impl<P: Program, W: Worker<P>> Leader<'_, P, W> {
         }
         if shared {
             frame(&mut self.pending, &message(0..0)?)?;
-            // A large commit goes at once: the ranks apply it while the leader schedules.
-            if !wait || self.pending.len() > HEADER - 8 {
+            self.held += usize::from(wait);
+            // A large commit goes at once, so that the ranks apply it while the leader schedules,
+            // unless they sit out the rounds for worker 0 alone.
+            let hold = self.holding && self.held < HOLD_COMMITS;
+            if !wait || (self.pending.len() > HEADER - 8 && !hold) {
                 self.mpi.command_to_all(&self.pending)?;
                 self.pending.clear();
+                self.held = 0;
             }
             return Ok(());
         }
         if !self.pending.is_empty() {
             self.mpi.command_to_all(&self.pending)?;
             self.pending.clear();
+            self.held = 0;
         }
         self.mpi.commands_follow();
         let threads = self.threads;
@@ -575,6 +588,7 @@ impl<P: Program, W: Worker<P>> Transport<P> for Leader<'_, P, W> {
     fn push(&mut self, round: Round, plan: Arc<Plan<P::Task>>) -> Result<(), EngineError> {
         self.mpi.rounds.set(self.mpi.rounds.get() + 1);
         self.leader_only.push_back(plan.leader_only);
+        self.holding = plan.leader_only;
         if plan.leader_only {
             // Worker 0 is rank 0's first: the other ranks sit the round out.
             let mpi = self.mpi;

@@ -14,7 +14,9 @@ use std::thread::{self, Scope};
 
 use strads_core::{Assignment, BoxError, EngineError, Plan, Program, Round, Worker, WorkerId};
 
-use crate::worker_loop::{Command, Remote, Reply, ThroughCaller, checkpoint_failed, push_and_pass, serve, stopped};
+use crate::worker_loop::{
+    Command, Held, Remote, Reply, ThroughCaller, checkpoint_failed, push_and_pass, serve, stopped,
+};
 
 /// The workers `first..first + count` of a run, hosted by this process. The MPI runtime's; it is
 /// compiled and tested in the default build too (with one process, the ring closes here).
@@ -24,6 +26,8 @@ pub(crate) struct Pool<P: Program, W> {
     worker: W,
     remotes: Vec<Remote<P>>,
     pending: VecDeque<Vec<P::Partial>>,
+    /// Commits not yet sent to the threads (after rounds for the leader's first worker alone).
+    held: Held<P>,
 }
 
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
@@ -58,7 +62,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
                 Ok(_) | Err(_) => return Err(stopped(id)),
             }
         }
-        Ok(Pool { first, worker, remotes, pending: VecDeque::new() })
+        Ok(Pool { first, worker, remotes, pending: VecDeque::new(), held: Held::new() })
     }
 
     /// Number of workers in this pool.
@@ -75,6 +79,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
         exchange: &mut dyn FnMut(P::Block) -> Result<P::Block, EngineError>,
     ) -> Result<(), EngineError> {
         // A round for worker 0 alone reaches only the leader's pool, whose first worker it is.
+        self.held.before_push(&plan, &self.remotes, self.first)?;
         let remotes = if plan.leader_only { &self.remotes[..0] } else { &self.remotes[..] };
         for (offset, remote) in remotes.iter().enumerate() {
             remote
@@ -122,12 +127,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
 
     /// Delivers a commit addressed to this pool's workers (an `Each` has one value per local worker).
     pub(crate) fn sync(&mut self, round: Round, commit: Arc<Assignment<P::Commit>>) -> Result<(), EngineError> {
-        for (offset, remote) in self.remotes.iter().enumerate() {
-            remote
-                .commands
-                .send(Command::Sync(round, Arc::clone(&commit)))
-                .map_err(|_| stopped(self.first + offset + 1))?;
-        }
+        self.held.sync(round, Arc::clone(&commit), &self.remotes, self.first)?;
         if let Some(value) = commit.for_worker(0) {
             self.worker.sync(round, value);
         }
@@ -136,6 +136,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
 
     /// Every local worker's saved state, in worker order.
     pub(crate) fn save(&mut self) -> Result<Vec<Vec<u8>>, EngineError> {
+        self.held.release(&self.remotes, self.first)?;
         for (offset, remote) in self.remotes.iter().enumerate() {
             remote.commands.send(Command::Save).map_err(|_| stopped(self.first + offset + 1))?;
         }
@@ -162,6 +163,7 @@ impl<P: Program, W: Worker<P>> Pool<P, W> {
         }
         let mut states = states.into_iter();
         let first = states.next().ok_or_else(|| EngineError::Checkpoint("no saved worker states".into()))?;
+        self.held.release(&self.remotes, self.first)?;
         for (offset, (remote, state)) in self.remotes.iter().zip(states).enumerate() {
             remote.commands.send(Command::Restore(state)).map_err(|_| stopped(self.first + offset + 1))?;
         }

@@ -44,6 +44,70 @@ pub(crate) struct Remote<P: Program> {
     pub(crate) replies: Receiver<Reply<P>>,
 }
 
+/// Most commits held back from the worker threads at once (see [`Held`]).
+pub(crate) const HOLD_COMMITS: usize = 32;
+
+/// Commits held back from the worker threads while the calling thread's worker alone has work.
+///
+/// After a round for worker 0 alone ([`Plan::leader`]) the other threads have nothing to do but
+/// apply its commit, and sending it wakes a sleeping thread: on a virtual machine that costs the
+/// sender tens of microseconds, every round of a run of such rounds, for nothing. So the commits
+/// that follow a leader-only push are held and go, in order, ahead of the next command the threads
+/// get (or once [`HOLD_COMMITS`] wait, which bounds the memory held). Each thread still applies
+/// every commit in order before its next push; commits after a shared round go at once, so that
+/// the threads apply them while the leader plans.
+pub(crate) struct Held<P: Program> {
+    commits: Vec<(Round, Arc<Assignment<P::Commit>>)>,
+    /// Whether the latest push was for worker 0 alone.
+    leader_only: bool,
+}
+
+impl<P: Program> Held<P> {
+    pub(crate) fn new() -> Self {
+        Held { commits: Vec::new(), leader_only: false }
+    }
+
+    /// A plan is about to be pushed: a shared one first releases what is held.
+    pub(crate) fn before_push(
+        &mut self,
+        plan: &Plan<P::Task>,
+        remotes: &[Remote<P>],
+        first: WorkerId,
+    ) -> Result<(), EngineError> {
+        self.leader_only = plan.leader_only;
+        if plan.leader_only { Ok(()) } else { self.release(remotes, first) }
+    }
+
+    /// Sends `commit` to the threads, or holds it when the latest push was worker 0's alone.
+    pub(crate) fn sync(
+        &mut self,
+        round: Round,
+        commit: Arc<Assignment<P::Commit>>,
+        remotes: &[Remote<P>],
+        first: WorkerId,
+    ) -> Result<(), EngineError> {
+        if remotes.is_empty() {
+            return Ok(());
+        }
+        self.commits.push((round, commit));
+        if self.leader_only && self.commits.len() < HOLD_COMMITS { Ok(()) } else { self.release(remotes, first) }
+    }
+
+    /// Sends every held commit to every thread, oldest first. `first` is the id of the calling
+    /// thread's worker; the threads' workers follow it.
+    pub(crate) fn release(&mut self, remotes: &[Remote<P>], first: WorkerId) -> Result<(), EngineError> {
+        for (round, commit) in self.commits.drain(..) {
+            for (offset, remote) in remotes.iter().enumerate() {
+                remote
+                    .commands
+                    .send(Command::Sync(round, Arc::clone(&commit)))
+                    .map_err(|_| stopped(first + offset + 1))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Where a worker's block goes when a plan rotates.
 pub(crate) trait PassBlocks<B> {
     /// Passes `block` on: returns the block the worker takes in its place now, or gives `block`

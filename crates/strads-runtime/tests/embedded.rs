@@ -355,6 +355,50 @@ fn a_round_for_the_leader_alone_reaches_worker_0_and_every_commit_reaches_all() 
     }
 }
 
+/// Forty rounds for worker 0 alone, then two shared ones: the others are sent nothing for the
+/// forty (their commits are held, more of them than the hold keeps at once), and at the shared
+/// rounds every worker has applied every commit, in order.
+struct LongAlone;
+impl Scheduler<Count> for LongAlone {
+    fn schedule(&mut self, slot: Slot) -> Decision<()> {
+        match slot.round {
+            r if r >= 42 => Decision::Stop,
+            r if r < 40 => Decision::Run(Plan::leader(())),
+            _ => Decision::Run(Plan::all(())),
+        }
+    }
+    fn feedback(&mut self, _round: Round, _feedback: ()) {}
+}
+
+#[test]
+fn commits_held_through_a_long_run_of_leader_rounds_all_reach_the_others_in_order() {
+    for depth in 0..3 {
+        for workers in 1..=3 {
+            let on = |embedded: bool| {
+                let make = |id| Ok(Counter { id, pushes: 0, syncs: 0 });
+                let options = RunOptions { pipeline_depth: depth };
+                let result = if embedded {
+                    Embedded::new(workers).unwrap().run(options, make, || (LongAlone, Record::default()))
+                } else {
+                    strads_engine::Inline::new(workers).unwrap().run(options, make, || (LongAlone, Record::default()))
+                };
+                result.unwrap().unwrap().1.0
+            };
+            let rounds = on(true);
+            assert_eq!(rounds, on(false), "P={workers} s={depth}");
+            for (r, partials) in rounds.iter().enumerate().skip(40) {
+                let r = r as u64;
+                assert_eq!(partials.len(), workers, "round {r}");
+                for &(id, pushes, syncs) in partials {
+                    let want = if id == 0 { r + 1 } else { r - 39 };
+                    assert_eq!(pushes, want, "P={workers} s={depth} round {r} worker {id}");
+                    assert_eq!(syncs, r.saturating_sub(depth as u64), "P={workers} s={depth} round {r} worker {id}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_rotating_plan_for_the_leader_alone_is_refused() {
     struct Bad;
