@@ -11,7 +11,12 @@ __version__: str
 
 class EngineError(RuntimeError): ...
 
-def fit_linear_dense(x: npt.NDArray[np.floating], y: npt.NDArray[np.float64], settings: dict[str, Any]) -> dict[str, Any]: ...
+def fit_linear_dense(
+    x: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64],
+    settings: dict[str, Any],
+    sample_weight: npt.NDArray[np.float64] | None = None,
+) -> dict[str, Any]: ...
 def fit_linear_sparse(
     indptr: npt.NDArray[np.uint64],
     indices: npt.NDArray[np.uint32],
@@ -20,6 +25,7 @@ def fit_linear_sparse(
     by_columns: bool,
     y: npt.NDArray[np.float64],
     settings: dict[str, Any],
+    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> dict[str, Any]: ...
 def fit_mf(
     users: npt.NDArray[np.uint32],

@@ -10,6 +10,8 @@ scikit-learn's:
 - ``LogisticRegression``: ``C sum log(1 + exp(-y_i (x_i w + b))) + l1_ratio ||w||_1
   + (1 - l1_ratio) ||w||^2 / 2``, one-vs-rest for more than two classes (as liblinear).
 
+``fit`` of the squared-loss estimators takes scikit-learn's ``sample_weight``.
+
 strads' own settings are extra keywords: ``n_workers`` (worker threads; ``None`` chooses 1 below
 a million stored values, where a second thread's wake-up costs more than it saves, and every core
 above), ``scheduler`` (``"block"``, the default, or STRADS' ``"dynamic"``, ``"shotgun"``,
@@ -28,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from strads import _strads
 from strads._progress import progress
@@ -78,8 +80,12 @@ def _fit(
     path=None,
     path_top=None,
     callback=None,
+    sample_weight=None,
 ):
     """Runs strads on validated X (float64 or float32; CSR, CSC or dense in any layout) and y; returns its dict.
+
+    ``sample_weight`` (checked by :func:`_weights`, or None) weighs each row's squared error; strads
+    rescales the weights to sum to the number of rows, as scikit-learn does.
 
     ``callback`` gets a dict of each duality-gap check (round, seconds, objective, duality_gap,
     nnz, updates, lambda); Ctrl-C, or an exception the callback raises, ends the fit with it."""
@@ -104,6 +110,7 @@ def _fit(
         callback=callback,
     )
     y = np.ascontiguousarray(y, dtype=np.float64)
+    weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
@@ -120,10 +127,24 @@ def _fit(
             X.format == "csc",
             y,
             settings,
+            weights,
         )
     if X.dtype not in (np.float64, np.float32):
         X = X.astype(np.float64)
-    return _strads.fit_linear_dense(X, y, settings)
+    return _strads.fit_linear_dense(X, y, settings, weights)
+
+
+def _weights(sample_weight, X):
+    """scikit-learn's checks of ``sample_weight`` (None, a number, or one finite weight >= 0 per
+    row, not all zero) as a float64 array, or None for no weights."""
+    if sample_weight is None:
+        return None
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    if not weights.sum() > 0:
+        raise ValueError("sample_weight must not be all zero")
+    return weights
 
 
 def _seed(random_state):
@@ -221,8 +242,9 @@ class ElasticNet(RegressorMixin, BaseEstimator):
         self.verbose = verbose
         self.callback = callback
 
-    def fit(self, X, y):
-        """Fits the model to X (array or scipy sparse matrix, n_samples x n_features) and y."""
+    def fit(self, X, y, sample_weight=None):
+        """Fits the model to X (array or scipy sparse matrix, n_samples x n_features) and y; a row's
+        squared error counts ``sample_weight`` times (weights rescaled to sum to n_samples)."""
         _check_positive("alpha", self.alpha)
         l1_ratio = self._l1_ratio()
         _check_unit("l1_ratio", l1_ratio, low_open=True)
@@ -242,6 +264,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
             warm=self._warm(X.shape[1]),
             seed=_seed(self.random_state),
             callback=progress(self.callback, self.verbose, type(self).__name__),
+            sample_weight=_weights(sample_weight, X),
         )
         _warn_unconverged(result, self.tol)
         self.coef_ = np.asarray(result["coef"], dtype=np.float64)
@@ -455,20 +478,23 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _alpha_max(X, y, l1_ratio, fit_intercept):
-    """The smallest weight at which every coefficient is zero: ``||X^T (y - mean)||_inf / (n l1_ratio)``."""
-    centred = y - y.mean() if fit_intercept else y
-    return float(np.abs(np.asarray(X.T @ centred)).max()) / (X.shape[0] * l1_ratio)
+def _alpha_max(X, y, l1_ratio, fit_intercept, sample_weight=None):
+    """The smallest weight at which every coefficient is zero: ``||X^T W (y - mean)||_inf / (n l1_ratio)``
+    (``W`` the weights rescaled to sum to n, ``mean`` their weighted mean of ``y``)."""
+    n = X.shape[0]
+    w = np.ones(n) if sample_weight is None else sample_weight * (n / sample_weight.sum())
+    centred = y - np.average(y, weights=w) if fit_intercept else y
+    return float(np.abs(np.asarray(X.T @ (w * centred))).max()) / (n * l1_ratio)
 
 
-def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas):
+def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas, sample_weight=None):
     """The weights, largest first, and whether they are the geometric grid strads' paths walk."""
     if alphas is None or isinstance(alphas, numbers.Integral):
         n = n_alphas if alphas is None else int(alphas)
         if n < 1:
             raise ValueError(f"the number of alphas must be >= 1, got {n}")
         _check_unit("eps", eps, low_open=True)
-        top = _alpha_max(X, y, l1_ratio, fit_intercept)
+        top = _alpha_max(X, y, l1_ratio, fit_intercept, sample_weight)
         if top <= 0:
             # Constant targets: every weight gives the zero model.
             return np.full(n, np.finfo(float).eps), False
@@ -480,7 +506,22 @@ def _grid(X, y, *, l1_ratio, fit_intercept, eps, n_alphas, alphas):
 
 
 def _path(
-    X, y, grid, geometric, *, loss="squared", l1_ratio, fit_intercept, tol, max_iter, n_workers, scheduler, seed, positive=False, callback=None
+    X,
+    y,
+    grid,
+    geometric,
+    *,
+    loss="squared",
+    l1_ratio,
+    fit_intercept,
+    tol,
+    max_iter,
+    n_workers,
+    scheduler,
+    seed,
+    positive=False,
+    callback=None,
+    sample_weight=None,
 ):
     """Coefficients (weights x features), intercepts and relative gaps along ``grid``."""
     common = dict(
@@ -494,6 +535,7 @@ def _path(
         seed=seed,
         positive=positive,
         callback=callback,
+        sample_weight=sample_weight,
     )
     if geometric:
         # One strads path: each weight starts from the previous solution; max_iter is per weight.
@@ -625,9 +667,11 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         """The ratios to try, and whether one was given as a number."""
         return np.atleast_1d(np.asarray(self.l1_ratio, dtype=np.float64)), np.ndim(self.l1_ratio) == 0
 
-    def fit(self, X, y):
-        """Chooses the weight by cross-validation on X and y, then fits it on all of them."""
+    def fit(self, X, y, sample_weight=None):
+        """Chooses the weight by cross-validation on X and y, then fits it on all of them; with
+        ``sample_weight``, each fold's fit and its mean squared error are weighted."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        weights = _weights(sample_weight, X)
         ratios, single = self._l1_ratios()
         for ratio in ratios:
             _check_unit("l1_ratio", float(ratio), low_open=True)
@@ -645,13 +689,30 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         grids, mse = [], []
         for ratio in ratios:
             grid, geometric = _grid(
-                X, y, l1_ratio=ratio, fit_intercept=self.fit_intercept, eps=self.eps, n_alphas=self.n_alphas, alphas=self.alphas
+                X,
+                y,
+                l1_ratio=ratio,
+                fit_intercept=self.fit_intercept,
+                eps=self.eps,
+                n_alphas=self.n_alphas,
+                alphas=self.alphas,
+                sample_weight=weights,
             )
             errors = np.empty((len(grid), len(folds)))
             for k, (train, test) in enumerate(folds):
-                coefs, intercepts, _ = _path(X[train], y[train], grid, geometric, l1_ratio=float(ratio), **settings)
+                fold = None if weights is None else weights[train]
+                if fold is not None and not fold.sum() > 0:
+                    raise ValueError(f"the training rows of fold {k} all have weight zero")
+                coefs, intercepts, _ = _path(
+                    X[train], y[train], grid, geometric, l1_ratio=float(ratio), sample_weight=fold, **settings
+                )
                 predicted = np.asarray(X[test] @ coefs.T) + intercepts
-                errors[:, k] = ((predicted - y[test][:, None]) ** 2).mean(axis=0)
+                squared = (predicted - y[test][:, None]) ** 2
+                tested = None if weights is None else weights[test]
+                if tested is None or not tested.sum() > 0:
+                    errors[:, k] = squared.mean(axis=0)
+                else:
+                    errors[:, k] = np.average(squared, axis=0, weights=tested)
             grids.append(grid)
             mse.append(errors)
         mean = np.array([e.mean(axis=1) for e in mse])
@@ -660,7 +721,7 @@ class ElasticNetCV(RegressorMixin, BaseEstimator):
         self.alpha_ = float(grids[best_ratio][best_alpha])
         self.alphas_ = grids[0] if single else np.array(grids)
         self.mse_path_ = mse[0] if single else np.array(mse)
-        result = _fit(X, y, loss="squared", alpha=self.alpha_, l1_ratio=self.l1_ratio_, **settings)
+        result = _fit(X, y, loss="squared", alpha=self.alpha_, l1_ratio=self.l1_ratio_, sample_weight=weights, **settings)
         _warn_unconverged(result, self.tol)
         self.coef_ = np.asarray(result["coef"], dtype=np.float64)
         self.intercept_ = float(result["intercept"])

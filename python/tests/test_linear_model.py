@@ -197,7 +197,9 @@ def test_bad_settings_raise_value_errors():
         Lasso().fit(X, y)
 
 
-@parametrize_with_checks([Lasso(), ElasticNet(), LogisticRegression(), LassoCV(alphas=10, cv=3), ElasticNetCV(alphas=10, cv=3)])
+@parametrize_with_checks(
+    [Lasso(), ElasticNet(), LogisticRegression(), LassoCV(alphas=10, cv=3, tol=1e-8), ElasticNetCV(alphas=10, cv=3, tol=1e-8)]
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -234,6 +236,70 @@ def test_positive_coefficients_reach_scikit_learns_constrained_optimum(sparse, f
 
     _, sk_coefs, _ = sk_lasso_path(X, y, positive=True, alphas=path_alphas, tol=1e-12, max_iter=100_000)
     np.testing.assert_allclose(coefs, sk_coefs, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_sample_weights_reach_scikit_learns_weighted_optimum(sparse, fit_intercept, l1_ratio):
+    X, y = correlated(sparse=sparse, seed=5)
+    weights = np.random.default_rng(6).uniform(0.0, 3.0, len(y))
+    weights[::7] = 0.0
+    dense = X.toarray() if sparse else X
+    # The weighted objective, weights rescaled to sum to n as scikit-learn rescales them.
+    w = weights * len(y) / weights.sum()
+    mean = np.average(y, weights=w) if fit_intercept else 0.0
+    alpha = 0.05 * np.abs(dense.T @ (w * (y - mean))).max() / (len(y) * l1_ratio)
+
+    def objective(coef, intercept):
+        r = y - dense @ coef - intercept
+        return (w * r * r).sum() / (2 * len(y)) + alpha * (l1_ratio * np.abs(coef).sum() + 0.5 * (1 - l1_ratio) * coef @ coef)
+
+    ours = ElasticNet(alpha=alpha, l1_ratio=l1_ratio, fit_intercept=fit_intercept, tol=1e-11).fit(X, y, sample_weight=weights)
+    theirs = sk.ElasticNet(alpha=alpha, l1_ratio=l1_ratio, fit_intercept=fit_intercept, tol=1e-13, max_iter=100_000)
+    theirs.fit(dense, y, sample_weight=weights)
+    mine, best = objective(ours.coef_, ours.intercept_), objective(theirs.coef_, theirs.intercept_)
+    assert abs(mine - best) <= 1e-8 * best, (mine, best)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5 * np.abs(theirs.coef_).max())
+    assert ours.intercept_ == pytest.approx(theirs.intercept_, rel=1e-6, abs=1e-8)
+    # Integer weights are repeated rows.
+    counts = np.random.default_rng(7).integers(0, 4, len(y))
+    repeated = np.repeat(np.arange(len(y)), counts)
+    by_weight = Lasso(alpha=alpha, fit_intercept=fit_intercept, tol=1e-12).fit(X, y, sample_weight=counts)
+    by_rows = Lasso(alpha=alpha, fit_intercept=fit_intercept, tol=1e-12).fit(X[repeated], y[repeated])
+    np.testing.assert_allclose(by_weight.coef_, by_rows.coef_, rtol=1e-6, atol=1e-9)
+    assert by_weight.intercept_ == pytest.approx(by_rows.intercept_, rel=1e-6, abs=1e-9)
+
+
+def test_bad_sample_weights_raise():
+    X, y = correlated(n=50, p=16, support=4)
+    for bad, message in [
+        (np.ones(49), "sample_weight"),
+        (np.r_[np.ones(49), -1.0], ">= 0|[Nn]egative"),
+        (np.r_[np.ones(49), np.nan], "NaN|finite"),
+        (np.zeros(50), "all zero|non-zero"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Lasso(alpha=0.1).fit(X, y, sample_weight=bad)
+    # A scalar weighs every row alike: the unweighted model.
+    np.testing.assert_array_equal(Lasso(alpha=0.1).fit(X, y, sample_weight=3.0).coef_, Lasso(alpha=0.1).fit(X, y).coef_)
+
+
+def test_weighted_cross_validation_scores_folds_by_weight():
+    X, y = correlated(n=200, p=40, seed=8)
+    weights = np.random.default_rng(9).uniform(0.5, 2.0, len(y))
+    model = LassoCV(alphas=8, cv=3, tol=1e-10).fit(X, y, sample_weight=weights)
+    # The chosen weight's fit on all rows is the weighted Lasso at that weight.
+    single = Lasso(alpha=model.alpha_, tol=1e-10).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(model.coef_, single.coef_, rtol=1e-7, atol=1e-10)
+    # Each fold's error is the weighted mean of its squared errors, as scikit-learn scores it.
+    from sklearn.model_selection import KFold
+
+    _, first_test = next(KFold(3).split(X))
+    train = np.setdiff1d(np.arange(len(y)), first_test)
+    fold = Lasso(alpha=model.alphas_[0], tol=1e-10).fit(X[train], y[train], sample_weight=weights[train])
+    error = np.average((fold.predict(X[first_test]) - y[first_test]) ** 2, weights=weights[first_test])
+    assert model.mse_path_[0, 0] == pytest.approx(error, rel=1e-6)
 
 
 def test_warm_start_begins_at_the_previous_fit_and_reaches_the_same_model():

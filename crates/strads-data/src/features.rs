@@ -53,6 +53,37 @@ pub enum Features {
 }
 
 impl Features {
+    /// Multiplies row `i` by `scales[i]` (one scale per row), sharing nothing with other copies.
+    pub fn scale_rows(&mut self, scales: &[f64]) {
+        match self {
+            Features::Sparse(m) => {
+                let mut view = m.view_mut();
+                for (i, mut row) in view.outer_iterator_mut().enumerate() {
+                    for (_, v) in row.iter_mut() {
+                        *v *= scales[i];
+                    }
+                }
+            }
+            Features::Dense(d) => {
+                for (row, &s) in d.data.chunks_mut(d.cols.max(1)).zip(scales) {
+                    row.iter_mut().for_each(|v| *v *= s);
+                }
+            }
+            Features::Columns(c) => match Arc::make_mut(c) {
+                Columns::Sparse(m) => {
+                    for (v, &i) in m.data.iter_mut().zip(&m.indices) {
+                        *v *= scales[i as usize];
+                    }
+                }
+                Columns::Dense(d) => {
+                    for column in d.data.chunks_mut(d.rows.max(1)) {
+                        column.iter_mut().zip(scales).for_each(|(v, &s)| *v *= s);
+                    }
+                }
+            },
+        }
+    }
+
     /// Number of rows (samples).
     pub fn rows(&self) -> usize {
         match self {
@@ -492,6 +523,32 @@ mod tests {
         )
         .unwrap();
         (Features::Dense(dense), Features::Sparse(sparse))
+    }
+
+    #[test]
+    fn every_layout_scales_its_rows_alike() {
+        let (dense, sparse) = sample();
+        let scales = [2.0, 0.5, 0.0, 3.0];
+        // [[2, 0, 4], [0, 1.5, 0], [0, 0, 0], [0, 0, 18]], by columns.
+        let expected = vec![2.0, 0.0, 0.0, 0.0, 0.0, 1.5, 0.0, 0.0, 4.0, 0.0, 0.0, 18.0];
+        let layouts = [
+            dense.clone(),
+            sparse.clone(),
+            Features::Columns(Arc::new(dense.to_columns())),
+            Features::Columns(Arc::new(sparse.to_columns())),
+        ];
+        for mut features in layouts {
+            let shared = features.shared_columns();
+            features.scale_rows(&scales);
+            let columns = features.to_columns();
+            let mut by_columns = vec![0.0; 12];
+            for j in 0..3 {
+                columns.for_each_entry(j, |i, v| by_columns[j * 4 + i] = v);
+            }
+            assert_eq!(by_columns, expected, "{features:?}");
+            // A copy shared before is not scaled with it.
+            assert_eq!(shared.sum(2), 13.0);
+        }
     }
 
     #[test]

@@ -29,4 +29,4 @@ pub use npy::{read_npy, write_npy, write_npy_from};
 pub use output::{write_atomic, write_string_atomic};
 pub use rank_rows::{RankRows, WholeOn, distinct_labels, load_libsvm_share};
 pub use share::{LineShare, read_line_share, read_rank_share};
-pub use source::RowSource;
+pub use source::{RowSource, WeightedDataset};

@@ -270,6 +270,7 @@ impl LassoWorker {
     /// the passes (squared loss) kept when it lowers the subproblem's objective.
     pub(crate) fn solve(&mut self, task: &SolveTask) -> Solved {
         let (loss, mut offset, mut spec) = (self.loss, self.offset, task.spec);
+        let scale = self.scale.as_deref();
         if task.split && loss == Loss::Logistic {
             // The groups of a split round are weighed at the intercept they started from.
             spec.centre = false;
@@ -316,6 +317,7 @@ impl LassoWorker {
             x,
             y,
             col_sum,
+            scale,
             offset,
             alpha: spec.alpha,
             ridge: spec.ridge,
@@ -425,7 +427,7 @@ impl LassoWorker {
                         &mut block.local,
                         &mut scratch,
                         &snapshots,
-                        offset,
+                        (offset, scale),
                         spec.alpha,
                         spec.ridge,
                     );
@@ -433,7 +435,7 @@ impl LassoWorker {
                     snapshots.push(b.clone());
                     if centre {
                         // The intercept that centres the extrapolated residual.
-                        offset = block.local.iter().sum::<f64>() / n;
+                        offset = scale_dot(&block.local, scale) / n;
                     }
                 }
             }
@@ -468,7 +470,13 @@ impl LassoWorker {
             dr = block.local.iter().zip(&self.r).map(|(l, r)| l - r).collect();
             if task.split {
                 slope = match loss {
-                    Loss::Squared => self.r.iter().zip(&dr).map(|(r, d)| (r - self.offset) * d).sum(),
+                    Loss::Squared => self
+                        .r
+                        .iter()
+                        .zip(&dr)
+                        .enumerate()
+                        .map(|(i, (r, d))| (r - self.offset * scale.map_or(1.0, |s| s[i])) * d)
+                        .sum(),
                     Loss::Logistic => -self.u.iter().zip(&dr).map(|(u, d)| u * d).sum::<f64>(),
                 };
             }
@@ -480,7 +488,7 @@ impl LassoWorker {
         // The data term at the start (the worker's intercept) and at the end (the intercept the
         // passes moved to, when centring).
         let data_term = |r: &[f64], offset: f64| match loss {
-            Loss::Squared => 0.5 * r.iter().map(|v| (v - offset) * (v - offset)).sum::<f64>(),
+            Loss::Squared => 0.5 * shifted_sq(r, offset, scale),
             Loss::Logistic => y.iter().zip(r).map(|(y, z)| crate::program::log1p_exp(-y * (z + offset))).sum(),
         };
         // What the aggregator weighs a split round by; one group's round needs no weighing.
@@ -541,6 +549,8 @@ struct GapContext<'a> {
     x: &'a Columns,
     y: &'a [f64],
     col_sum: &'a [f64],
+    /// The intercept's column (sample weights' square roots), ones when `None`.
+    scale: Option<&'a [f64]>,
     offset: f64,
     alpha: f64,
     ridge: f64,
@@ -574,8 +584,7 @@ impl GapContext<'_> {
                 let max = a.iter().fold(0.0f64, |m, &v| m.max(reach(v, self.positive)));
                 let s = if max > self.alpha { self.alpha / max } else { 1.0 };
                 let inside: f64 = b.iter().map(|v| v * v).sum();
-                let r_sq = r.iter().map(|v| (v - self.offset) * (v - self.offset)).sum::<f64>()
-                    + self.ridge * (self.outside_sq + inside);
+                let r_sq = shifted_sq(r, self.offset, self.scale) + self.ridge * (self.outside_sq + inside);
                 let ba: f64 = b.iter().zip(&a).map(|(b, a)| b * a).sum();
                 0.5 * (1.0 - s) * (1.0 - s) * r_sq + self.alpha * l1 - s * ba
             }
@@ -852,9 +861,26 @@ fn armijo(
     (change < 0.0).then_some((t, change))
 }
 
+/// `sum_i (r_i - offset s_i)^2`, the squared residual at an intercept `offset` whose column is
+/// `s` (ones when `None`).
+pub(crate) fn shifted_sq(r: &[f64], offset: f64, scale: Option<&[f64]>) -> f64 {
+    match scale {
+        None => r.iter().map(|v| (v - offset) * (v - offset)).sum(),
+        Some(s) => r.iter().zip(s).map(|(v, s)| (v - offset * s) * (v - offset * s)).sum(),
+    }
+}
+
+/// `s . v` for the intercept's column `s` (the sum of `v` when `None`).
+pub(crate) fn scale_dot(v: &[f64], scale: Option<&[f64]>) -> f64 {
+    match scale {
+        None => v.iter().sum(),
+        Some(s) => v.iter().zip(s).map(|(v, s)| v * s).sum(),
+    }
+}
+
 /// Anderson extrapolation of a group's passes (squared loss): the combination of the snapshots
-/// `b` is moved to when it lowers `||r - offset||^2 / 2 + alpha ||b||_1 + ridge ||b||^2 / 2`,
-/// with the residual `r` moved along.
+/// `b` is moved to when it lowers `||r - offset s||^2 / 2 + alpha ||b||_1 + ridge ||b||^2 / 2`
+/// (`(offset, s)`: the intercept and its column), with the residual `r` moved along.
 #[allow(clippy::too_many_arguments)]
 fn extrapolate(
     x: &Columns,
@@ -863,7 +889,7 @@ fn extrapolate(
     r: &mut Vec<f64>,
     scratch: &mut Vec<f64>,
     snapshots: &[Vec<f64>],
-    offset: f64,
+    (offset, scale): (f64, Option<&[f64]>),
     alpha: f64,
     ridge: f64,
 ) {
@@ -876,8 +902,7 @@ fn extrapolate(
         }
     }
     let objective = |r: &[f64], b: &[f64]| {
-        0.5 * r.iter().map(|r| (r - offset) * (r - offset)).sum::<f64>()
-            + b.iter().map(|&b| penalty_term(alpha, ridge, b)).sum::<f64>()
+        0.5 * shifted_sq(r, offset, scale) + b.iter().map(|&b| penalty_term(alpha, ridge, b)).sum::<f64>()
     };
     let new = objective(scratch, &candidate);
     if new.is_finite() && new < objective(r, b) {

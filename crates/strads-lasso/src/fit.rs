@@ -180,6 +180,18 @@ pub fn fit_checkpointed<L: Launcher>(
         return Err(LassoError::Data(format!("{} labels for {rows} rows", whole.y.len())));
     }
     let raw = params.raw();
+    let scales = data.row_scales();
+    if let Some(scales) = scales {
+        if raw.loss == Loss::Logistic {
+            return Err(LassoError::Params(strads_core::ParamError::new(
+                "sample_weight",
+                "sample weights are supported for the squared loss (Lasso, elastic net), not the logistic loss",
+            )));
+        }
+        if scales.len() != rows {
+            return Err(LassoError::Data(format!("{} sample weights for {rows} rows", scales.len())));
+        }
+    }
     if let Some(start) = &raw.warm_start
         && start.coefficients.len() != features
     {
@@ -254,7 +266,8 @@ pub fn fit_checkpointed<L: Launcher>(
         checkpoints,
         |p| {
             if let Some((x, labels)) = &shared {
-                return Ok(LassoWorker::block(raw.loss, x.clone(), labels.clone(), p, workers));
+                let worker = LassoWorker::block(raw.loss, x.clone(), labels.clone(), p, workers);
+                return Ok(worker.with_scale(scales.map(<[f64]>::to_vec)));
             }
             let (shard, mut labels) = data.shard(ranges[p].clone())?;
             if whole.is_none() {
@@ -264,7 +277,8 @@ pub fn fit_checkpointed<L: Launcher>(
             if raw.loss == Loss::Logistic {
                 labels = to_signs(&labels)?;
             }
-            Ok(LassoWorker::with_loss(raw.loss, shard.to_columns(), labels))
+            let scale = scales.map(|s| s[ranges[p].clone()].to_vec());
+            Ok(LassoWorker::with_loss(raw.loss, shard.to_columns(), labels).with_scale(scale))
         },
         || {
             let now = Instant::now();

@@ -17,7 +17,7 @@ pub struct LassoWorker {
     pub(crate) loss: Loss,
     pub(crate) x: Arc<Columns>,
     pub(crate) y: Vec<f64>,
-    /// Squared loss: residuals without the intercept, the true residual is `r - offset`. Logistic
+    /// Squared loss: residuals without the intercept, the true residual is `r - offset scale`. Logistic
     /// loss: margins without the intercept, `z = r + offset`.
     pub(crate) r: Vec<f64>,
     pub(crate) offset: f64,
@@ -26,7 +26,11 @@ pub struct LassoWorker {
     pub(crate) w: Vec<f64>,
     /// Logistic loss: the scale of the dual point `a = s p` the next gap check evaluates.
     dual_scale: f64,
+    /// `x_j . scale` (the column sums, without sample weights).
     pub(crate) col_sum: Vec<f64>,
+    /// With sample weights, the intercept's column on these rows: the square roots of the rows'
+    /// weights, by which the rows of `x` and `y` are already multiplied. `None`: ones.
+    pub(crate) scale: Option<Vec<f64>>,
     active: Vec<u32>,
     /// Residual snapshots (stored residual and intercept offset) for Anderson extrapolation.
     snapshots: Vec<(Vec<f64>, f64)>,
@@ -81,6 +85,7 @@ impl LassoWorker {
             w,
             dual_scale: 1.0,
             col_sum,
+            scale: None,
             active,
             snapshots: vec![],
             pending: None,
@@ -110,6 +115,24 @@ impl LassoWorker {
             local_w: vec![],
         });
         worker
+    }
+
+    /// With sample weights (the squared loss): `scale` is the intercept's column on this
+    /// worker's rows, the square roots of their weights (see [`strads_data::WeightedDataset`]).
+    pub fn with_scale(mut self, scale: Option<Vec<f64>>) -> Self {
+        // Equal weights are no weights: the same sums, to the last bit.
+        let scale = scale.filter(|s| s.iter().any(|&v| v != 1.0));
+        if let Some(s) = &scale {
+            self.col_sum = (0..self.x.cols()).map(|j| self.x.dot(j, s)).collect();
+        }
+        self.scale = scale;
+        self
+    }
+
+    /// The intercept column's entry at row `i`.
+    #[inline]
+    pub(crate) fn scale_at(&self, i: usize) -> f64 {
+        self.scale.as_ref().map_or(1.0, |s| s[i])
     }
 
     /// Whether this worker sums column `j` (always, outside block mode).
@@ -171,7 +194,8 @@ impl Worker<LassoProgram> for LassoWorker {
                 let mine = |f: &dyn Fn(usize) -> f64| -> Vec<f64> {
                     (0..cols).map(|j| if self.sums_column(j) { f(j) } else { 0.0 }).collect()
                 };
-                let y = &self.y[self.summed_rows()];
+                let rows = self.summed_rows();
+                let y = &self.y[rows.clone()];
                 Partial::Stats(ShardStats {
                     rows: y.len() as u64,
                     col_sq: mine(&|j| self.x.sq_norm(j)),
@@ -180,7 +204,7 @@ impl Worker<LassoProgram> for LassoWorker {
                         .map(|j| if self.sums_column(j) { self.x.col_nnz(j) as u64 } else { 0 })
                         .collect(),
                     xty: mine(&|j| self.x.dot(j, &self.y)),
-                    y_sum: y.iter().sum(),
+                    y_sum: rows.map(|i| self.scale_at(i) * self.y[i]).sum(),
                     y_sq: y.iter().map(|v| v * v).sum(),
                     col_max: mine(&|j| self.x.max_abs(j)),
                 })
@@ -200,12 +224,12 @@ impl Worker<LassoProgram> for LassoWorker {
             &Task::Gap { whole } if self.loss == Loss::Logistic => Partial::Gap(self.logistic_gap(whole)),
             &Task::Gap { whole } => {
                 let (mut r_sq, mut r_sum, mut r_dot_y) = (0.0, 0.0, 0.0);
-                let rows = self.summed_rows();
-                for (r, y) in self.r[rows.clone()].iter().zip(&self.y[rows]) {
-                    let r = r - self.offset;
+                for i in self.summed_rows() {
+                    let s = self.scale_at(i);
+                    let r = self.r[i] - self.offset * s;
                     r_sq += r * r;
-                    r_sum += r;
-                    r_dot_y += r * y;
+                    r_sum += s * r;
+                    r_dot_y += r * self.y[i];
                 }
                 let xtr = self.active_dots(whole);
                 Partial::Gap(GapPartial { xtr, r_sq, r_sum, r_dot_y, loss: 0.5 * r_sq, entropy: 0.0, curvature: 0.0 })
@@ -221,11 +245,11 @@ impl Worker<LassoProgram> for LassoWorker {
                     offset += c * snapshot_offset;
                 }
                 let (mut candidate_sq, mut candidate_sum, mut current_sq) = (0.0, 0.0, 0.0);
-                let rows = self.summed_rows();
-                for (a, r) in candidate[rows.clone()].iter().zip(&self.r[rows]) {
-                    let (a, r) = (a - offset, r - self.offset);
+                for i in self.summed_rows() {
+                    let s = self.scale_at(i);
+                    let (a, r) = (candidate[i] - offset * s, self.r[i] - self.offset * s);
                     candidate_sq += a * a;
-                    candidate_sum += a;
+                    candidate_sum += s * a;
                     current_sq += r * r;
                 }
                 self.pending = Some((candidate, offset));

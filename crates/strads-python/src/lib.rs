@@ -14,7 +14,7 @@ use pyo3::types::PyDict;
 use std::sync::Arc;
 use strads_corpus::Corpus;
 
-use strads_data::{Columns, Dataset, DenseColumns, Features, SparseColumns, SparseRows};
+use strads_data::{Columns, Dataset, DenseColumns, Features, RowSource, SparseColumns, SparseRows, WeightedDataset};
 use strads_lasso::{Lambda, LassoError, LassoParams, Loss, SchedulerKind, Status};
 
 mod watch;
@@ -93,7 +93,33 @@ fn loss_named(name: &str) -> PyResult<Loss> {
 /// Fits on `data` with the embedded runtime, the interpreter released. The dict holds the final
 /// model (`coef`, `intercept`, `n_iter`, `dual_gap`, ...) and, for a path, each weight's
 /// `path_alphas`, `path_coefs` (weights x features), `path_intercepts` and `path_gaps`.
-fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResult<Py<PyDict>> {
+/// A linear model's rows, with or without sample weights.
+enum Weighted {
+    Plain(Dataset),
+    Rows(WeightedDataset),
+}
+
+impl Weighted {
+    fn features(&self) -> usize {
+        match self {
+            Weighted::Plain(data) => data.features(),
+            Weighted::Rows(data) => data.features(),
+        }
+    }
+}
+
+fn fit_linear(
+    py: Python<'_>,
+    data: Dataset,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    settings: LinearSettings,
+) -> PyResult<Py<PyDict>> {
+    let data = match sample_weight {
+        None => Weighted::Plain(data),
+        Some(w) => Weighted::Rows(
+            WeightedDataset::new(data, &w.as_array().to_vec()).map_err(|e| PyValueError::new_err(e.to_string()))?,
+        ),
+    };
     let mut params = LassoParams::new(Lambda::Value(settings.alpha));
     params.loss = loss_named(&settings.loss)?;
     params.l1_ratio = settings.l1_ratio;
@@ -109,12 +135,15 @@ fn fit_linear(py: Python<'_>, data: Dataset, settings: LinearSettings) -> PyResu
     params.path = settings.path;
     params.path_top = settings.path_top;
     let checked = params.check().map_err(to_py)?;
-    let (workers, features) = (settings.n_workers, data.x.cols());
+    let (workers, features) = (settings.n_workers, data.features());
     let model = watched(
         py,
         settings.callback,
         workers,
-        |launcher, watch| strads_lasso::fit_model(&data, &checked, launcher, &mut |p| watch.report(p)),
+        |launcher, watch| match &data {
+            Weighted::Plain(data) => strads_lasso::fit_model(data, &checked, launcher, &mut |p| watch.report(p)),
+            Weighted::Rows(data) => strads_lasso::fit_model(data, &checked, launcher, &mut |p| watch.report(p)),
+        },
         to_py,
     )?;
     let out = PyDict::new(py);
@@ -160,11 +189,13 @@ fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
 /// Fits a Lasso, elastic net or L1 logistic regression on a dense matrix (float64 or float32, in
 /// any memory layout), read column by column into strads' columns: no transpose follows.
 #[pyfunction]
+#[pyo3(signature = (x, y, settings, sample_weight=None))]
 fn fit_linear_dense(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: PyReadonlyArray1<'_, f64>,
     settings: LinearSettings,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<Py<PyDict>> {
     let (rows, cols, data) = if let Ok(x) = x.extract::<PyReadonlyArray2<'_, f64>>() {
         let x = x.as_array();
@@ -177,7 +208,7 @@ fn fit_linear_dense(
     };
     let columns = Columns::Dense(DenseColumns { rows, cols, data });
     let data = Dataset { x: Features::Columns(Arc::new(columns)), y: y.as_array().to_vec(), feature_names: None };
-    fit_linear(py, data, settings)
+    fit_linear(py, data, sample_weight, settings)
 }
 
 /// Fits on a compressed sparse matrix (`indptr`, sorted `indices` without duplicates, `values` of
@@ -185,6 +216,7 @@ fn fit_linear_dense(
 /// are, without a transpose.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (indptr, indices, values, shape, by_columns, y, settings, sample_weight=None))]
 fn fit_linear_sparse(
     py: Python<'_>,
     indptr: PyReadonlyArray1<'_, u64>,
@@ -194,6 +226,7 @@ fn fit_linear_sparse(
     by_columns: bool,
     y: PyReadonlyArray1<'_, f64>,
     settings: LinearSettings,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<Py<PyDict>> {
     let indptr: Vec<usize> = indptr.as_array().iter().map(|&p| p as usize).collect();
     let (indices, values) = (indices.as_array().to_vec(), floats(values)?);
@@ -207,7 +240,7 @@ fn fit_linear_sparse(
         Features::Sparse(rows)
     };
     let data = Dataset { x, y: y.as_array().to_vec(), feature_names: None };
-    fit_linear(py, data, settings)
+    fit_linear(py, data, sample_weight, settings)
 }
 
 /// A factorization's settings, as a dict with exactly these keys; `None` takes strads' default
