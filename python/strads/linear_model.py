@@ -13,7 +13,7 @@ scikit-learn's:
 ``fit`` of the squared-loss estimators takes scikit-learn's ``sample_weight``.
 
 strads' own settings are extra keywords: ``n_workers`` (worker threads; ``None`` chooses 1 below
-a million stored values, where a second thread's wake-up costs more than it saves, and every core
+2 million stored values, where a second thread's wake-up costs more than it saves, and every core
 above), ``scheduler`` (``"block"``, the default, or STRADS' ``"dynamic"``, ``"shotgun"``,
 ``"cyclic"``, ``"sequential"``). ``tol`` is the relative duality gap at which a fit stops, and
 ``max_iter`` caps strads' rounds (a round solves the working set in up to several passes).
@@ -37,9 +37,12 @@ from strads._progress import progress
 
 __all__ = ["Lasso", "ElasticNet", "LogisticRegression", "LassoCV", "ElasticNetCV", "lasso_path", "enet_path"]
 
-# Below this many stored values one worker is faster: the second worker's share of a round is
-# smaller than the cost of waking its thread.
-_SPLIT_VALUES = 1_000_000
+# Below this many stored values one worker is faster: the second worker's share of a round (in
+# the block scheduler, of the large gap checks) is smaller than the cost of waking its thread. On
+# 2 cores, 2 workers took 1.10-1.22x of one worker's time on a dense 2000 x 500 array, 0.99-1.01x at
+# 4000 x 500 and 0.79-0.80x at 8000 x 1000; on sparse problems 1.0-1.17x at 1M nonzeros, 0.72-0.94x at
+# 2M and 0.78-0.86x at 5M (bench/results/python-weights-2026-12-08.md).
+_SPLIT_VALUES = 2_000_000
 
 
 def _workers(n_workers, X):
@@ -189,7 +192,7 @@ class ElasticNet(RegressorMixin, BaseEstimator):
     random_state : int or None, default=None
         Seed of strads' random choices (None is 0): a seed and ``n_workers`` give the same model.
     n_workers : int or None, default=None
-        Worker threads; None chooses 1 below a million stored values and every core above.
+        Worker threads; None chooses 1 below 2 million stored values and every core above.
     scheduler : str, default="block"
         strads' scheduler: "block", "dynamic" (STRADS' priorities and dependency check),
         "shotgun", "cyclic" or "sequential".

@@ -186,6 +186,32 @@ fn floats(values: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     Err(PyValueError::new_err("values must be a one-dimensional array of float64 or float32"))
 }
 
+/// The values of `x` column after column. A row-major (C-ordered) array is copied in tiles of
+/// 32 x 32, so that both sides stay in cache: reading it in column order touches a new cache line
+/// for every value (a 2000 x 500 array took 2.5 ms so, a quarter of the whole fit).
+fn column_major<T: Copy>(x: numpy::ndarray::ArrayView2<'_, T>, convert: impl Fn(T) -> f64) -> Vec<f64> {
+    const TILE: usize = 32;
+    let (rows, cols) = x.dim();
+    if let Some(values) = x.t().as_slice() {
+        return values.iter().map(|&v| convert(v)).collect();
+    }
+    let Some(values) = x.as_slice() else {
+        return x.t().iter().map(|&v| convert(v)).collect();
+    };
+    let mut out = vec![0.0; rows * cols];
+    for i0 in (0..rows).step_by(TILE) {
+        for j0 in (0..cols).step_by(TILE) {
+            for i in i0..(i0 + TILE).min(rows) {
+                let row = &values[i * cols..(i + 1) * cols];
+                for j in j0..(j0 + TILE).min(cols) {
+                    out[j * rows + i] = convert(row[j]);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Fits a Lasso, elastic net or L1 logistic regression on a dense matrix (float64 or float32, in
 /// any memory layout), read column by column into strads' columns: no transpose follows.
 #[pyfunction]
@@ -199,10 +225,10 @@ fn fit_linear_dense(
 ) -> PyResult<Py<PyDict>> {
     let (rows, cols, data) = if let Ok(x) = x.extract::<PyReadonlyArray2<'_, f64>>() {
         let x = x.as_array();
-        (x.nrows(), x.ncols(), x.t().iter().copied().collect())
+        (x.nrows(), x.ncols(), column_major(x, |v| v))
     } else if let Ok(x) = x.extract::<PyReadonlyArray2<'_, f32>>() {
         let x = x.as_array();
-        (x.nrows(), x.ncols(), x.t().iter().map(|&v| f64::from(v)).collect())
+        (x.nrows(), x.ncols(), column_major(x, f64::from))
     } else {
         return Err(PyValueError::new_err("X must be a two-dimensional array of float64 or float32"));
     };
