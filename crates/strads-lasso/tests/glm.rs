@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::ALL;
+
 use strads_data::Dataset;
 use strads_lasso::reference::{
     glm_descent, glm_descent_positive, glm_kkt_violation, glm_kkt_violation_positive, glm_objective,
@@ -12,14 +14,6 @@ use strads_lasso::{
     check_labels, fit, generate, generate_classes,
 };
 use strads_runtime::Embedded;
-
-const ALL: [SchedulerKind; 5] = [
-    SchedulerKind::Block,
-    SchedulerKind::Dynamic,
-    SchedulerKind::Shotgun,
-    SchedulerKind::Cyclic,
-    SchedulerKind::Sequential,
-];
 
 fn spec(seed: u64) -> GeneratorSpec {
     GeneratorSpec { rows: 240, features: 120, block: 4, correlation: 0.3, density: 0.3, support: 10, noise: 0.5, seed }

@@ -2,21 +2,13 @@
 
 mod common;
 
-use common::{centred_features, dense_shifted};
+use common::{ALL, centred_features, dense_shifted, lambda_max};
 use strads_data::Dataset;
 use strads_lasso::reference::{cyclic_descent, kkt_violation, objective};
 use strads_lasso::{
     GapEvery, GeneratorSpec, Lambda, LassoFit, LassoParams, PriorityRule, SchedulerKind, Status, fit, generate,
 };
 use strads_runtime::Embedded;
-
-const ALL: [SchedulerKind; 5] = [
-    SchedulerKind::Block,
-    SchedulerKind::Dynamic,
-    SchedulerKind::Shotgun,
-    SchedulerKind::Cyclic,
-    SchedulerKind::Sequential,
-];
 
 fn problem(correlation: f64, seed: u64) -> Dataset {
     let spec =
@@ -37,14 +29,6 @@ fn strongly_correlated() -> Dataset {
         seed: 3,
     };
     generate(&spec).data
-}
-
-/// `||X^T (y - mean)||_inf / n` (centred with an intercept): the smallest all-zero lambda.
-fn lambda_max(data: &Dataset, intercept: bool) -> f64 {
-    let n = data.y.len() as f64;
-    let mean = if intercept { data.y.iter().sum::<f64>() / n } else { 0.0 };
-    let centred: Vec<f64> = data.y.iter().map(|y| y - mean).collect();
-    data.x.to_columns().transpose_mul(&centred).iter().fold(0.0f64, |m, g| m.max(g.abs())) / n
 }
 
 fn run(data: &Dataset, params: LassoParams, workers: usize) -> LassoFit {

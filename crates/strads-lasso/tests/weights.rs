@@ -1,19 +1,14 @@
 //! Sample weights: a weighted fit is the fit on the rows repeated as often as their weights say.
 
+mod common;
+
+use common::{ALL, lambda_max};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use strads_data::{Dataset, WeightedDataset};
 use strads_lasso::reference::{cyclic_descent, kkt_violation, objective};
 use strads_lasso::{GeneratorSpec, Lambda, LassoParams, Loss, SchedulerKind, Status, fit, generate};
 use strads_runtime::Embedded;
-
-const ALL: [SchedulerKind; 5] = [
-    SchedulerKind::Block,
-    SchedulerKind::Dynamic,
-    SchedulerKind::Shotgun,
-    SchedulerKind::Cyclic,
-    SchedulerKind::Sequential,
-];
 
 fn problem() -> Dataset {
     let spec = GeneratorSpec {
@@ -35,13 +30,6 @@ fn weights_and_repeats(data: &Dataset) -> (Vec<f64>, Dataset) {
     let weights: Vec<f64> = (0..data.y.len()).map(|_| f64::from(rng.random_range(0u32..4))).collect();
     let rows: Vec<usize> = weights.iter().enumerate().flat_map(|(i, &w)| std::iter::repeat_n(i, w as usize)).collect();
     (weights, data.select_rows(&rows))
-}
-
-fn lambda_max(data: &Dataset, intercept: bool) -> f64 {
-    let n = data.y.len() as f64;
-    let mean = if intercept { data.y.iter().sum::<f64>() / n } else { 0.0 };
-    let centred: Vec<f64> = data.y.iter().map(|y| y - mean).collect();
-    data.x.to_columns().transpose_mul(&centred).iter().fold(0.0f64, |m, g| m.max(g.abs())) / n
 }
 
 fn params(scheduler: SchedulerKind, lambda: f64, intercept: bool) -> LassoParams {

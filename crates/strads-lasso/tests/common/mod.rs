@@ -1,6 +1,28 @@
-//! Test data shared by the Lasso and GLM tests: features far from zero mean, and their centring.
+//! Test data shared by the Lasso and GLM tests: features far from zero mean, and their centring;
+//! every scheduler, and the smallest all-zero lambda.
+
+// Each test crate includes this module and uses some of it.
+#![allow(dead_code)]
 
 use strads_data::{Dataset, DenseRows, Features};
+use strads_lasso::SchedulerKind;
+
+/// Every scheduler.
+pub const ALL: [SchedulerKind; 5] = [
+    SchedulerKind::Block,
+    SchedulerKind::Dynamic,
+    SchedulerKind::Shotgun,
+    SchedulerKind::Cyclic,
+    SchedulerKind::Sequential,
+];
+
+/// `||X^T (y - mean)||_inf / n` (centred with an intercept): the smallest all-zero lambda.
+pub fn lambda_max(data: &Dataset, intercept: bool) -> f64 {
+    let n = data.y.len() as f64;
+    let mean = if intercept { data.y.iter().sum::<f64>() / n } else { 0.0 };
+    let centred: Vec<f64> = data.y.iter().map(|y| y - mean).collect();
+    data.x.to_columns().transpose_mul(&centred).iter().fold(0.0f64, |m, g| m.max(g.abs())) / n
+}
 
 /// `data` as dense rows, every feature moved by `shift`.
 pub fn dense_shifted(data: &Dataset, shift: f64) -> Dataset {
