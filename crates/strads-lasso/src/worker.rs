@@ -198,7 +198,8 @@ impl Worker<LassoProgram> for LassoWorker {
                 let y = &self.y[rows.clone()];
                 Partial::Stats(ShardStats {
                     rows: y.len() as u64,
-                    col_sq: mine(&|j| self.x.sq_norm(j)),
+                    // A block worker computed its columns' norms and largest values when it was built.
+                    col_sq: mine(&|j| self.block.as_ref().map_or_else(|| self.x.sq_norm(j), |b| b.col_sq[j])),
                     col_sum: mine(&|j| self.col_sum[j]),
                     col_nnz: (0..cols)
                         .map(|j| if self.sums_column(j) { self.x.col_nnz(j) as u64 } else { 0 })
@@ -206,7 +207,7 @@ impl Worker<LassoProgram> for LassoWorker {
                     xty: mine(&|j| self.x.dot(j, &self.y)),
                     y_sum: rows.map(|i| self.scale_at(i) * self.y[i]).sum(),
                     y_sq: y.iter().map(|v| v * v).sum(),
-                    col_max: mine(&|j| self.x.max_abs(j)),
+                    col_max: mine(&|j| self.block.as_ref().map_or_else(|| self.x.max_abs(j), |b| b.col_max[j])),
                 })
             }
             Task::Update(coords) => match self.loss {
