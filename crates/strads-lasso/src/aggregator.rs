@@ -665,18 +665,18 @@ impl<'o> LassoAggregator<'o> {
         let positive = self.settings.positive;
         // The first partial's products are the sum's start (0 + a is a, so the sum is the same):
         // a leader-only check allocates nothing here.
-        let mut xtr: Vec<f64> = vec![];
+        let mut sum: Option<Vec<f64>> = None;
         let mut total =
             GapPartial { xtr: vec![], r_sq: 0.0, r_sum: 0.0, r_dot_y: 0.0, loss: 0.0, entropy: 0.0, curvature: 0.0 };
         for partial in partials {
             if let Partial::Gap(g) = partial {
-                if xtr.is_empty() && g.xtr.len() == self.active.len() {
-                    xtr = g.xtr;
-                } else {
-                    if xtr.is_empty() {
-                        xtr = vec![0.0; self.active.len()];
+                match &mut sum {
+                    Some(xtr) => add_into(xtr, &g.xtr),
+                    None => {
+                        let mut first = g.xtr;
+                        first.resize(self.active.len(), 0.0);
+                        sum = Some(first);
                     }
-                    add_into(&mut xtr, &g.xtr);
                 }
                 total.r_sq += g.r_sq;
                 total.r_sum += g.r_sum;
@@ -686,7 +686,7 @@ impl<'o> LassoAggregator<'o> {
                 total.curvature += g.curvature;
             }
         }
-        xtr.resize(self.active.len(), 0.0);
+        let mut xtr = sum.unwrap_or_else(|| vec![0.0; self.active.len()]);
         let n = self.n.max(1.0);
         let logistic = self.settings.loss == Loss::Logistic;
         // The squared loss' residual is centred when there is an intercept (the logistic loss

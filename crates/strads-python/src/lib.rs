@@ -93,32 +93,20 @@ fn loss_named(name: &str) -> PyResult<Loss> {
 /// Fits on `data` with the embedded runtime, the interpreter released. The dict holds the final
 /// model (`coef`, `intercept`, `n_iter`, `dual_gap`, ...) and, for a path, each weight's
 /// `path_alphas`, `path_coefs` (weights x features), `path_intercepts` and `path_gaps`.
-/// A linear model's rows, with or without sample weights.
-enum Weighted {
-    Plain(Dataset),
-    Rows(WeightedDataset),
-}
-
-impl Weighted {
-    fn features(&self) -> usize {
-        match self {
-            Weighted::Plain(data) => data.features(),
-            Weighted::Rows(data) => data.features(),
-        }
-    }
-}
-
 fn fit_linear(
     py: Python<'_>,
     data: Dataset,
     sample_weight: Option<PyReadonlyArray1<'_, f64>>,
     settings: LinearSettings,
 ) -> PyResult<Py<PyDict>> {
-    let data = match sample_weight {
-        None => Weighted::Plain(data),
-        Some(w) => Weighted::Rows(
-            WeightedDataset::new(data, &w.as_array().to_vec()).map_err(|e| PyValueError::new_err(e.to_string()))?,
-        ),
+    let weighted;
+    let data: &dyn RowSource = match sample_weight {
+        None => &data,
+        Some(w) => {
+            weighted =
+                WeightedDataset::new(data, &w.as_array().to_vec()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            &weighted
+        }
     };
     let mut params = LassoParams::new(Lambda::Value(settings.alpha));
     params.loss = loss_named(&settings.loss)?;
@@ -140,10 +128,7 @@ fn fit_linear(
         py,
         settings.callback,
         workers,
-        |launcher, watch| match &data {
-            Weighted::Plain(data) => strads_lasso::fit_model(data, &checked, launcher, &mut |p| watch.report(p)),
-            Weighted::Rows(data) => strads_lasso::fit_model(data, &checked, launcher, &mut |p| watch.report(p)),
-        },
+        |launcher, watch| strads_lasso::fit_model(data, &checked, launcher, &mut |p| watch.report(p)),
         to_py,
     )?;
     let out = PyDict::new(py);
